@@ -1,0 +1,20 @@
+rule infer:
+    input:
+        f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/requests.parquet",
+    output:
+        f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/responses.parquet",
+    params:
+        registry=config["registry"],
+        settings=config["inference"],
+        cache=CACHE,
+    threads: lambda wildcards: 2 if REGISTRY.model(wildcards.model).engine == "llamacpp" else 1
+    resources:
+        gpu=lambda wildcards: REGISTRY.model(wildcards.model).gpus,
+    log:
+        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/infer.log",
+    benchmark:
+        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/infer.benchmark.tsv"
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/infer.py"

@@ -1,0 +1,11 @@
+rule novbench_parse:
+    input:
+        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/responses.parquet",
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/parsed.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/parse.log",
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/novbench_parse.py"

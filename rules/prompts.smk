@@ -1,0 +1,64 @@
+rule novbench_inputs:
+    input:
+        f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
+    wildcard_constraints:
+        perturbation=r"none|del",
+    params:
+        keep_fraction=config["novbench"]["keep_fraction"],
+        seed=config["novbench"]["seed"],
+    log:
+        f"{LOGS}/novbench/{{dataset}}/inputs-{{perturbation}}.log",
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/novbench_inputs.py"
+
+
+rule novbench_paraphrase_requests:
+    input:
+        f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/{{model}}/paraphrase/requests.parquet",
+    params:
+        registry=config["registry"],
+        decoding=config["decoding"],
+    log:
+        f"{LOGS}/novbench/{{dataset}}/{{model}}/paraphrase/requests.log",
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/novbench_paraphrase_requests.py"
+
+
+rule novbench_changed_inputs:
+    input:
+        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        responses=f"{RESULTS}/novbench/{{dataset}}/{NOVBENCH.paraphrase_model}/paraphrase/responses.parquet",
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/inputs/change.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/inputs-change.log",
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/novbench_changed_inputs.py"
+
+
+rule novbench_requests:
+    input:
+        inputs=f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
+        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.parquet",
+    params:
+        registry=config["registry"],
+        decoding=config["decoding"],
+        settings=config["novbench"],
+    log:
+        f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.log",
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/novbench_requests.py"

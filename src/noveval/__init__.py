@@ -1,0 +1,1 @@
+"""noveval: reproduce NovBench and the judge-instability study of LLM novelty evaluation."""

@@ -1,0 +1,35 @@
+"""Per-job logging: every rule writes what it did, and any failure's traceback, to its log."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+@contextlib.contextmanager
+def log_to(path: str | Path) -> Iterator[None]:
+    """Send the package's log records (and a failure's traceback) to ``path`` and stderr."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    handlers = [logging.FileHandler(path, mode="a", encoding="utf-8"), logging.StreamHandler()]
+    root = logging.getLogger()
+    for handler in handlers:
+        handler.setFormatter(logging.Formatter(FORMAT))
+        root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    for noisy in ("httpx", "httpcore", "openai", "urllib3", "sentence_transformers"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    try:
+        yield
+    except BaseException:
+        logging.getLogger("noveval").exception("job failed")
+        raise
+    finally:
+        for handler in handlers:
+            root.removeHandler(handler)
+            handler.close()
+        sys.stderr.flush()

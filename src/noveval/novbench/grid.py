@@ -1,0 +1,89 @@
+"""The NovBench grid: which cells (dataset × model × strategy × perturbation) exist, and why not."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from noveval.registry import Registry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Cell:
+    dataset: str
+    model: str
+    strategy: str
+    perturbation: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.strategy}-{self.perturbation}"
+
+
+def dataset_has_retrieval(path: str | Path) -> bool:
+    """Whether every record of a release file carries retrieved papers for RAG."""
+    records = json.loads(Path(path).read_text(encoding="utf-8"))
+    return bool(records) and all(record.get("retrieved_title") for record in records)
+
+
+@dataclass(frozen=True)
+class NovBenchGrid:
+    cells: tuple[Cell, ...]
+    datasets: dict[str, str]
+    paraphrase_model: str
+    omitted: tuple[str, ...]
+
+    def cells_of(self, dataset: str) -> list[Cell]:
+        return [cell for cell in self.cells if cell.dataset == dataset]
+
+    def score_paths(self, results: str, dataset: str) -> list[str]:
+        """The scores tables a dataset's table and figures are built from (human first)."""
+        base = f"{results}/novbench/{dataset}"
+        return [f"{base}/human/scores.parquet"] + [
+            f"{base}/{cell.model}/{cell.name}/scores.parquet" for cell in self.cells_of(dataset)
+        ]
+
+    def models_used(self) -> set[str]:
+        """Every registry model the grid will call."""
+        used = {cell.model for cell in self.cells}
+        if any(cell.perturbation == "change" for cell in self.cells):
+            used.add(self.paraphrase_model)
+        return used
+
+
+def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
+    """Expand the config into cells, checking names and keys before any job starts."""
+    section = config["novbench"]
+    for name in section["models"]:
+        registry.model(name)
+    datasets = dict(section["datasets"])
+    cells, omitted = [], []
+    for dataset, path in datasets.items():
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"novbench dataset '{dataset}': no file at {path}")
+        with_retrieval = dataset_has_retrieval(path)
+        for model, strategy, perturbation in itertools.product(
+            section["models"], section["strategies"], section["perturbations"]
+        ):
+            if strategy == "rag" and not with_retrieval:
+                continue
+            cells.append(Cell(dataset, model, strategy, perturbation))
+        if "rag" in section["strategies"] and section["models"] and not with_retrieval:
+            omitted.append(
+                f"novbench/{dataset}: RAG cells left out, the dataset has no retrieved papers"
+            )
+    grid = NovBenchGrid(tuple(cells), datasets, section["paraphrase_model"], tuple(omitted))
+    if any(cell.perturbation == "change" for cell in cells):
+        registry.model(grid.paraphrase_model)
+    registry.require_api_keys(grid.models_used())
+    for reason in omitted:
+        log.warning(reason)
+    registry.encoder(section["scoring"]["relevance_encoder"])
+    registry.encoder(section["scoring"]["coverage_encoder"])
+    registry.language_model(section["scoring"]["fluency_lm"])
+    return grid

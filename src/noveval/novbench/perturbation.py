@@ -1,0 +1,87 @@
+"""Input perturbations: ``del`` keeps a seeded 80% of the descriptions, ``change`` paraphrases
+each description with an LLM (an ordinary cached call)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import re
+
+import pandas as pd
+
+from noveval.requests import build_request
+from noveval.templates import render
+
+log = logging.getLogger(__name__)
+
+PERTURBATIONS = ("none", "change", "del")
+MIN_PARAPHRASE_CHARS = 10
+_LEADING_LABEL = re.compile(r"^(paraphrased sentence|paraphrase|sentence)\s*:\s*", re.IGNORECASE)
+
+
+def delete_sentences(papers: pd.DataFrame, keep_fraction: float, seed: int) -> pd.DataFrame:
+    """Keep floor(keep_fraction·n) descriptions per paper (at least one), in their order."""
+
+    def kept(row) -> list[str]:
+        sentences = list(row["descriptions"])
+        count = max(1, math.floor(keep_fraction * len(sentences)))
+        rng = random.Random(f"{seed}:{row['paper_id']}")
+        return [sentences[i] for i in sorted(rng.sample(range(len(sentences)), count))]
+
+    perturbed = papers.copy()
+    perturbed["descriptions"] = papers.apply(kept, axis=1)
+    return perturbed
+
+
+def paraphrase_requests(
+    papers: pd.DataFrame, model: str, reference: str, decoding: dict
+) -> list[dict]:
+    """One paraphrase call per description; item id ``<paper_id>#<index>``."""
+    return [
+        build_request(
+            item_id=f"{paper['paper_id']}#{index}",
+            model=model,
+            reference=reference,
+            messages=[
+                {"role": "user", "content": render("novbench/paraphrase.j2", sentence=sentence)}
+            ],
+            decoding=decoding,
+        )
+        for paper in papers.to_dict("records")
+        for index, sentence in enumerate(paper["descriptions"])
+    ]
+
+
+def clean_paraphrase(text: str | None) -> str | None:
+    """The paraphrase in a reply, or None when the reply holds no usable sentence."""
+    for line in (text or "").splitlines():
+        line = _LEADING_LABEL.sub("", line.strip()).strip().strip('"').strip()
+        if line:
+            return line if len(line) >= MIN_PARAPHRASE_CHARS else None
+    return None
+
+
+def apply_paraphrases(papers: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
+    """Replace each description by its paraphrase; keep the original where the reply is unusable.
+
+    The count of kept originals per paper goes to ``n_paraphrase_fallbacks``.
+    """
+    by_item = dict(zip(responses["item_id"], responses["text"]))
+    descriptions, fallbacks = [], []
+    for paper in papers.to_dict("records"):
+        sentences, failed = [], 0
+        for index, original in enumerate(paper["descriptions"]):
+            paraphrase = clean_paraphrase(by_item.get(f"{paper['paper_id']}#{index}"))
+            failed += paraphrase is None
+            sentences.append(paraphrase or original)
+        descriptions.append(sentences)
+        fallbacks.append(failed)
+    perturbed = papers.copy()
+    perturbed["descriptions"] = descriptions
+    perturbed["n_paraphrase_fallbacks"] = fallbacks
+    if sum(fallbacks):
+        log.warning(
+            "%d descriptions kept their original wording (unusable paraphrase)", sum(fallbacks)
+        )
+    return perturbed

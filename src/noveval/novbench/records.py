@@ -1,0 +1,168 @@
+"""Loader for the NovBench release JSON (the authors' record format) and Parquet helpers."""
+
+import ast
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from noveval.novbench.parsing import parse_evaluation
+
+log = logging.getLogger(__name__)
+
+MIN_DESCRIPTION_CHARS = 10
+_TEXT_LIST = pa.list_(pa.string())
+PAPER_COLUMNS: dict[str, pa.DataType] = {
+    "paper_id": pa.string(),
+    "title": pa.string(),
+    "abstract": pa.string(),
+    "decision": pa.string(),
+    "paper_type": pa.string(),
+    "descriptions": _TEXT_LIST,
+    "gold_texts": _TEXT_LIST,
+    "gold_labels": _TEXT_LIST,
+    "gold_text": pa.string(),
+    "retrieved_titles": _TEXT_LIST,
+    "retrieved_abstracts": _TEXT_LIST,
+}
+_REQUIRED_TEXT_KEYS = ("title", "abstract", "decision", "output_format")
+_LEADING_BULLETS = re.compile(r"^[\s•·▪●◦*\-–]+")
+
+
+def load_release(path: str | Path) -> pd.DataFrame:
+    """Read a release JSON file into one row per usable paper (see ``PAPER_COLUMNS``).
+
+    Papers without a novelty description or a gold item are dropped and counted in the log.
+    """
+    path = Path(path)
+    records = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(records, list):
+        raise ValueError(f"{path}: expected a JSON list of records, got {type(records).__name__}")
+    papers = []
+    first_index_of: dict[str, int] = {}
+    for index, record in enumerate(records):
+        paper = _paper_from_record(record, f"{path}: record {index}")
+        if paper["paper_id"] in first_index_of:
+            raise ValueError(
+                f"{path}: record {index} (id={paper['paper_id']!r}): duplicate id, "
+                f"first seen at record {first_index_of[paper['paper_id']]}"
+            )
+        first_index_of[paper["paper_id"]] = index
+        papers.append(paper)
+    without_descriptions = sum(not paper["descriptions"] for paper in papers)
+    without_gold = sum(bool(paper["descriptions"]) and not paper["gold_texts"] for paper in papers)
+    kept = [paper for paper in papers if paper["descriptions"] and paper["gold_texts"]]
+    log.info(
+        "%s: kept %d of %d papers; dropped %d without novelty descriptions "
+        "and %d more without gold items",
+        path,
+        len(kept),
+        len(papers),
+        without_descriptions,
+        without_gold,
+    )
+    return pd.DataFrame(kept, columns=list(PAPER_COLUMNS))
+
+
+def has_retrieval(papers: pd.DataFrame) -> bool:
+    """True when there are papers and every one carries at least one retrieved paper."""
+    return len(papers) > 0 and all(len(titles) > 0 for titles in papers["retrieved_titles"])
+
+
+def write_papers(papers: pd.DataFrame, path: str | Path) -> None:
+    """Write papers to Parquet, typing the known columns (list columns as lists of strings)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    columns = {
+        column: pa.array(papers[column].tolist(), type=PAPER_COLUMNS.get(column))
+        for column in papers.columns
+    }
+    pq.write_table(pa.table(columns), path)
+
+
+def read_papers(path: str | Path) -> pd.DataFrame:
+    """Read papers written by ``write_papers``; list columns come back as Python lists."""
+    table = pq.read_table(path)
+    return pd.DataFrame(table.to_pydict(), columns=table.column_names)
+
+
+def _paper_from_record(record: Any, where: str) -> dict[str, Any]:
+    """Validate one release record and convert it to a paper row."""
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: expected an object, got {type(record).__name__}")
+    paper_id = record.get("id")
+    if isinstance(paper_id, bool) or not isinstance(paper_id, str | int):
+        raise ValueError(f"{where}: 'id' must be a string or an integer, got {paper_id!r}")
+    where = f"{where} (id={str(paper_id)!r})"
+    for key in (*_REQUIRED_TEXT_KEYS, "paper_novelty"):
+        if key not in record:
+            raise ValueError(f"{where}: missing key {key!r}")
+    for key in _REQUIRED_TEXT_KEYS:
+        if not isinstance(record[key], str):
+            raise ValueError(f"{where}: {key!r} must be a string, got {type(record[key]).__name__}")
+    paper_type = record.get("paper_type")
+    if paper_type is not None and not isinstance(paper_type, str):
+        raise ValueError(f"{where}: 'paper_type' must be a string, got {type(paper_type).__name__}")
+    retrieved_titles, retrieved_abstracts = _retrieved(record, where)
+    gold = parse_evaluation(record["output_format"])
+    return {
+        "paper_id": str(paper_id),
+        "title": record["title"],
+        "abstract": record["abstract"],
+        "decision": record["decision"],
+        "paper_type": paper_type,
+        "descriptions": _descriptions(record["paper_novelty"], where),
+        "gold_texts": gold.texts,
+        "gold_labels": gold.labels,
+        "gold_text": record["output_format"],
+        "retrieved_titles": retrieved_titles,
+        "retrieved_abstracts": retrieved_abstracts,
+    }
+
+
+def _descriptions(value: Any, where: str) -> list[str]:
+    """Clean the novelty sentences; the authors' files sometimes store the list as its repr."""
+    if isinstance(value, str):
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            raise ValueError(
+                f"{where}: 'paper_novelty' is a string but not a list literal"
+            ) from None
+    sentences = _string_list(value, "paper_novelty", where)
+    cleaned = (_LEADING_BULLETS.sub("", sentence).strip() for sentence in sentences)
+    return [sentence for sentence in cleaned if len(sentence) >= MIN_DESCRIPTION_CHARS]
+
+
+def _retrieved(record: dict[str, Any], where: str) -> tuple[list[str], list[str]]:
+    """Return the retrieved titles and abstracts (empty when absent), checking they pair up."""
+    has_titles, has_abstracts = "retrieved_title" in record, "retrieved_abstract" in record
+    if not has_titles and not has_abstracts:
+        return [], []
+    if has_titles != has_abstracts:
+        present, absent = (
+            ("retrieved_title", "retrieved_abstract")
+            if has_titles
+            else ("retrieved_abstract", "retrieved_title")
+        )
+        raise ValueError(f"{where}: length mismatch, {present!r} is present but {absent!r} is not")
+    titles = _string_list(record["retrieved_title"], "retrieved_title", where)
+    abstracts = _string_list(record["retrieved_abstract"], "retrieved_abstract", where)
+    if len(titles) != len(abstracts):
+        raise ValueError(
+            f"{where}: length mismatch, {len(titles)} retrieved_title entries "
+            f"but {len(abstracts)} retrieved_abstract entries"
+        )
+    return titles, abstracts
+
+
+def _string_list(value: Any, key: str, where: str) -> list[str]:
+    """Check that a field holds a list of strings."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"{where}: {key!r} must be a list of strings")
+    return value

@@ -1,0 +1,70 @@
+"""Chat requests with stable ids, and the Parquet tables that carry requests and responses."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pandas as pd
+
+REQUEST_COLUMNS = [
+    "request_id",
+    "item_id",
+    "model",
+    "messages",
+    "temperature",
+    "max_tokens",
+    "seed",
+    "response_format",
+]
+RESPONSE_COLUMNS = [
+    "request_id",
+    "item_id",
+    "text",
+    "finish_reason",
+    "input_tokens",
+    "output_tokens",
+    "latency_s",
+    "cost_usd",
+    "error",
+]
+
+
+def request_id(model: str, reference: str, messages: list[dict], decoding: dict) -> str:
+    """Stable id of a call: a hash of the model, its messages and decoding parameters."""
+    payload = {"model": model, "reference": reference, "messages": messages, "decoding": decoding}
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def build_request(
+    item_id: str,
+    model: str,
+    reference: str,
+    messages: list[dict],
+    decoding: dict,
+    response_format: dict | None = None,
+) -> dict:
+    """One row of a requests table."""
+    call_parameters = {**decoding, "response_format": response_format}
+    return {
+        "request_id": request_id(model, reference, messages, call_parameters),
+        "item_id": item_id,
+        "model": model,
+        "messages": json.dumps(messages, ensure_ascii=False),
+        "temperature": float(decoding["temperature"]),
+        "max_tokens": int(decoding["max_tokens"]),
+        "seed": int(decoding["seed"]),
+        "response_format": json.dumps(response_format) if response_format else None,
+    }
+
+
+def write_table(rows: list[dict] | pd.DataFrame, columns: list[str], path: str | Path) -> None:
+    """Write rows to Parquet atomically (a killed job never leaves half a file)."""
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows, columns=columns)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.partial")
+    frame.to_parquet(staging, index=False)
+    staging.replace(path)

@@ -1,0 +1,73 @@
+"""Shared fixtures: paths, the real data beside the checkout, and Snakemake runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+SAMPLE = REPO / "data" / "sample" / "novbench_sample.json"
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+
+def shared_file(*parts: str) -> Path:
+    """A file of the authors' releases beside the checkout; skip when CI lacks it."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real data not found at {path} (expected beside the checkout)")
+    return path
+
+
+def write_yaml(path: Path, content: dict) -> Path:
+    path.write_text(yaml.safe_dump(content, sort_keys=False))
+    return path
+
+
+def sample_subset(tmp_path: Path, count: int) -> Path:
+    """The first ``count`` papers of the shipped sample, as a release file."""
+    records = json.loads(SAMPLE.read_text())[:count]
+    path = tmp_path / f"sample{count}.json"
+    path.write_text(json.dumps(records))
+    return path
+
+
+def snakemake_env(**extra: str) -> dict:
+    """The environment of a workflow run: this interpreter's tools first on PATH."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", **extra}
+
+
+def run_snakemake(*args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
+    """Run the workflow from the repository root (give ``--configfile`` in ``args``)."""
+    kwargs.setdefault("env", snakemake_env())
+    result = subprocess.run(
+        [*SNAKEMAKE, *args], cwd=REPO, capture_output=True, text=True, timeout=1800, **kwargs
+    )
+    if check and result.returncode != 0:
+        output = f"{result.stdout[-4000:]}\n{result.stderr[-6000:]}"
+        raise AssertionError(f"snakemake failed ({result.returncode})\n{output}")
+    return result
+
+
+@pytest.fixture
+def tiny_config(tmp_path):
+    """A whole config (the default, changed by the test) with results under ``tmp_path``.
+
+    Overlays merge into the default, so they cannot remove a dataset; tests write whole configs.
+    """
+
+    def make(name: str = "config.yaml", top: dict | None = None, **novbench) -> Path:
+        config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+        config["results"] = str(tmp_path / "results")
+        config["decoding"]["max_tokens"] = 48
+        config["novbench"].update(novbench)
+        config.update(top or {})
+        return write_yaml(tmp_path / name, config)
+
+    return make

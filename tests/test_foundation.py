@@ -1,0 +1,119 @@
+"""Registry, request ids, journals, the grid and config validation (no model involved)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from conftest import REPO, SAMPLE, run_snakemake, shared_file, snakemake_env, write_yaml
+
+from noveval.engines.journal import Journal
+from noveval.novbench.grid import novbench_grid
+from noveval.registry import RegistryError, load_registry
+from noveval.requests import build_request, request_id
+
+DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64}
+MESSAGES = [{"role": "user", "content": "Is this idea novel?"}]
+
+
+def default_config() -> dict:
+    return yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+
+
+def test_request_id_is_stable_and_sensitive():
+    first = request_id("m", "ref", MESSAGES, DECODING)
+    assert first == request_id("m", "ref", [dict(MESSAGES[0])], dict(reversed(DECODING.items())))
+    assert first != request_id("m", "ref", MESSAGES, {**DECODING, "max_tokens": 65})
+    assert first != request_id("m2", "ref", MESSAGES, DECODING)
+    assert first != request_id("m", "ref", [{"role": "user", "content": "Is it novel?"}], DECODING)
+    row = build_request("p1", "m", "ref", MESSAGES, DECODING)
+    assert json.loads(row["messages"]) == MESSAGES and row["max_tokens"] == 64
+
+
+def test_journal_survives_a_cut_line_and_skips_errors(tmp_path):
+    with Journal(tmp_path, "job-a") as journal:
+        journal.append({"request_id": "r1", "text": "one", "error": None})
+        journal.append({"request_id": "r2", "text": None, "error": "APITimeoutError: slow"})
+    with open(tmp_path / "job-a.jsonl", "a") as handle:
+        handle.write('{"request_id": "r3", "te')  # killed mid-write
+    with Journal(tmp_path, "job-a") as journal:
+        journal.append({"request_id": "r4", "text": "four", "error": None})
+    with Journal(tmp_path, "job-b") as other:
+        other.append({"request_id": "r5", "text": "five", "error": None})
+        assert set(other.finished()) == {"r1", "r4", "r5"}
+
+
+def test_registry_errors_name_the_problem(tmp_path, monkeypatch):
+    registry = load_registry(REPO / "config" / "models.yaml")
+    with pytest.raises(RegistryError, match="unknown model 'gpt-9'.*smollm2-135m"):
+        registry.model("gpt-9")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(RegistryError, match="OPENAI_API_KEY \\(model gpt-4o\\)"):
+        registry.require_api_keys(["smollm2-135m", "gpt-4o"])
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    registry.require_api_keys(["gpt-4o"])
+    bad = write_yaml(tmp_path / "m.yaml", {"models": {"x": {"engine": "tgi", "reference": "r"}}})
+    with pytest.raises(RegistryError, match="model 'x': engine must be one of"):
+        load_registry(bad)
+
+
+def test_cost_from_prices():
+    spec = load_registry(REPO / "config" / "models.yaml").model("gpt-4o")
+    assert spec.cost_usd(1_000_000, 100_000) == pytest.approx(2.5 + 1.0)
+
+
+def test_grid_leaves_rag_out_without_retrieval(caplog):
+    coling = shared_file("novbench", "coling2020_pairs.json")
+    config = default_config()
+    config["novbench"]["datasets"] = {"sample": str(SAMPLE), "coling2020": str(coling)}
+    grid = novbench_grid(config, load_registry(REPO / "config" / "models.yaml"))
+    assert len(grid.cells_of("sample")) == 9
+    assert {c.strategy for c in grid.cells_of("coling2020")} == {"zero", "few"}
+    assert "coling2020: RAG cells left out" in caplog.text
+    assert grid.models_used() == {"smollm2-135m"}
+
+
+def test_grid_rejects_unknown_model_and_missing_key(monkeypatch):
+    registry = load_registry(REPO / "config" / "models.yaml")
+    config = default_config()
+    config["novbench"]["models"] = ["smollm2-135m", "no-such-model"]
+    with pytest.raises(RegistryError, match="unknown model 'no-such-model'"):
+        novbench_grid(config, registry)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    config["novbench"]["models"] = ["gpt-4o"]
+    with pytest.raises(RegistryError, match="OPENAI_API_KEY"):
+        novbench_grid(config, registry)
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize(
+    "overlay, message",
+    [
+        ({"novbench": {"stratgies": ["zero"]}}, "stratgies"),
+        ({"decoding": {"max_tokens": "many"}}, "max_tokens"),
+        ({"novbench": {"strategies": ["cot"]}}, "cot"),
+    ],
+)
+def test_invalid_config_is_an_error_naming_the_key(tmp_path, overlay, message):
+    path = write_yaml(tmp_path / "bad.yaml", overlay)
+    result = run_snakemake("-n", "--configfile", "config/config.yaml", str(path), check=False)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr
+
+
+@pytest.mark.workflow
+def test_missing_api_key_fails_before_any_job(tmp_path):
+    path = write_yaml(tmp_path / "api.yaml", {"novbench": {"models": ["gpt-4o"]}})
+    result = run_snakemake(
+        "-n",
+        "--configfile",
+        "config/config.yaml",
+        str(path),
+        check=False,
+        env=snakemake_env(OPENAI_API_KEY=""),
+    )
+    assert result.returncode != 0
+    assert "missing API key environment variable: OPENAI_API_KEY (model gpt-4o)" in (
+        result.stdout + result.stderr
+    )
