@@ -9,10 +9,17 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 setup: $(SETUP)
 
+# llama.cpp is compiled for a portable x86-64 baseline (AVX2): a native build may emit AMX or
+# AVX-512 instructions that a virtual machine advertises but does not allow (illegal instruction).
+# It skips pip's wheel cache so that a natively built wheel from elsewhere is never reused.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+
 # torch is pinned to the CPU build in the 'local' extra; an unpinned torch is a multi-GB CUDA one.
 $(SETUP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
+		--no-binary llama-cpp-python 'llama-cpp-python[server]==0.3.36'
 	$(BIN)/python -m pip install --quiet -e '.[local,test]'
 	touch $@
 

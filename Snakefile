@@ -40,6 +40,6 @@ rule novbench:
 
 
 rule all:
+    default_target: True
     input:
         rules.novbench.input,
-    default_target: True

@@ -3,18 +3,18 @@ rule infer:
         f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/requests.parquet",
     output:
         f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/responses.parquet",
-    params:
-        registry=config["registry"],
-        settings=config["inference"],
-        cache=CACHE,
-    threads: lambda wildcards: 2 if REGISTRY.model(wildcards.model).engine == "llamacpp" else 1
-    resources:
-        gpu=lambda wildcards: REGISTRY.model(wildcards.model).gpus,
     log:
         f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/infer.log",
     benchmark:
         f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/infer.benchmark.tsv"
     conda:
         "../envs/noveval.yaml"
+    threads: lambda wildcards: 2 if REGISTRY.model(wildcards.model).engine == "llamacpp" else 1
+    resources:
+        gpu=lambda wildcards: REGISTRY.model(wildcards.model).gpus,
+    params:
+        registry=config["registry"],
+        settings=config["inference"],
+        cache=CACHE,
     script:
         "../scripts/infer.py"

@@ -1,19 +1,24 @@
+ruleorder: novbench_score_human > novbench_score
+
+
 rule novbench_score:
     input:
         papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
-        parsed=f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/parsed.parquet",
+        parsed=lambda wildcards: NOVBENCH.parsed_paths(
+            RESULTS, wildcards.dataset, wildcards.model
+        ),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/scores.parquet",
+        f"{RESULTS}/novbench/{{dataset}}/{{model}}/scores.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/{{model}}/score.log",
+    benchmark:
+        f"{LOGS}/novbench/{{dataset}}/{{model}}/score.benchmark.tsv"
+    conda:
+        "../envs/noveval.yaml"
+    threads: 2
     params:
         registry=config["registry"],
         scoring=config["novbench"]["scoring"],
-    threads: 2
-    log:
-        f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/score.log",
-    benchmark:
-        f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/score.benchmark.tsv"
-    conda:
-        "../envs/noveval.yaml"
     script:
         "../scripts/novbench_score.py"
 
@@ -23,13 +28,15 @@ rule novbench_score_human:
         papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
     output:
         f"{RESULTS}/novbench/{{dataset}}/human/scores.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/human/score.log",
+    benchmark:
+        f"{LOGS}/novbench/{{dataset}}/human/score.benchmark.tsv"
+    conda:
+        "../envs/noveval.yaml"
+    threads: 2
     params:
         registry=config["registry"],
         scoring=config["novbench"]["scoring"],
-    threads: 2
-    log:
-        f"{LOGS}/novbench/{{dataset}}/human/score.log",
-    conda:
-        "../envs/noveval.yaml"
     script:
         "../scripts/novbench_score.py"

@@ -3,15 +3,15 @@ rule novbench_inputs:
         f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
     output:
         f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/inputs-{{perturbation}}.log",
     wildcard_constraints:
         perturbation=r"none|del",
+    conda:
+        "../envs/noveval.yaml"
     params:
         keep_fraction=config["novbench"]["keep_fraction"],
         seed=config["novbench"]["seed"],
-    log:
-        f"{LOGS}/novbench/{{dataset}}/inputs-{{perturbation}}.log",
-    conda:
-        "../envs/noveval.yaml"
     script:
         "../scripts/novbench_inputs.py"
 
@@ -21,13 +21,13 @@ rule novbench_paraphrase_requests:
         f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
     output:
         f"{RESULTS}/novbench/{{dataset}}/{{model}}/paraphrase/requests.parquet",
-    params:
-        registry=config["registry"],
-        decoding=config["decoding"],
     log:
         f"{LOGS}/novbench/{{dataset}}/{{model}}/paraphrase/requests.log",
     conda:
         "../envs/noveval.yaml"
+    params:
+        registry=config["registry"],
+        decoding=config["decoding"],
     script:
         "../scripts/novbench_paraphrase_requests.py"
 
@@ -52,13 +52,13 @@ rule novbench_requests:
         papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
     output:
         f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.parquet",
-    params:
-        registry=config["registry"],
-        decoding=config["decoding"],
-        settings=config["novbench"],
     log:
         f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.log",
     conda:
         "../envs/noveval.yaml"
+    params:
+        registry=config["registry"],
+        decoding=config["decoding"],
+        settings=config["novbench"],
     script:
         "../scripts/novbench_requests.py"

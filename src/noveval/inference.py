@@ -49,7 +49,8 @@ def run_inference(
     failures = 0
     if pending:
         client_settings = ClientSettings(
-            concurrency=settings["concurrency"],
+            # llama_cpp.server answers one request at a time: queued ones would only time out.
+            concurrency=1 if spec.engine == "llamacpp" else settings["concurrency"],
             request_timeout_s=settings["request_timeout_s"],
             max_retries=settings["max_retries"],
         )

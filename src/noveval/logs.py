@@ -21,7 +21,15 @@ def log_to(path: str | Path) -> Iterator[None]:
         handler.setFormatter(logging.Formatter(FORMAT))
         root.addHandler(handler)
     root.setLevel(logging.INFO)
-    for noisy in ("httpx", "httpcore", "openai", "urllib3", "sentence_transformers"):
+    for noisy in (
+        "httpx",
+        "httpx2",
+        "httpcore",
+        "httpcore2",
+        "openai",
+        "urllib3",
+        "sentence_transformers",
+    ):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         yield

@@ -41,11 +41,19 @@ class NovBenchGrid:
     def cells_of(self, dataset: str) -> list[Cell]:
         return [cell for cell in self.cells if cell.dataset == dataset]
 
+    def parsed_paths(self, results: str, dataset: str, model: str) -> list[str]:
+        """The parsed outputs of every cell of one model on one dataset."""
+        return [
+            f"{results}/novbench/{dataset}/{model}/{cell.name}/parsed.parquet"
+            for cell in self.cells_of(dataset)
+            if cell.model == model
+        ]
+
     def score_paths(self, results: str, dataset: str) -> list[str]:
         """The scores tables a dataset's table and figures are built from (human first)."""
-        base = f"{results}/novbench/{dataset}"
-        return [f"{base}/human/scores.parquet"] + [
-            f"{base}/{cell.model}/{cell.name}/scores.parquet" for cell in self.cells_of(dataset)
+        models = dict.fromkeys(cell.model for cell in self.cells_of(dataset))
+        return [f"{results}/novbench/{dataset}/{model}/scores.parquet" for model in models] + [
+            f"{results}/novbench/{dataset}/human/scores.parquet"
         ]
 
     def models_used(self) -> set[str]:

