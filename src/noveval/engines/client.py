@@ -62,8 +62,11 @@ async def _call(client: openai.AsyncOpenAI, endpoint: Endpoint, request: dict, s
     }
     if request.get("response_format"):
         arguments["response_format"] = json.loads(request["response_format"])
-    if endpoint.extra_body:
-        arguments["extra_body"] = endpoint.extra_body
+    extra_body = dict(endpoint.extra_body or {})
+    if request.get("reasoning_effort"):  # a per-request setting (the judges' low_reasoning cells)
+        extra_body["reasoning_effort"] = request["reasoning_effort"]
+    if extra_body:
+        arguments["extra_body"] = extra_body
     async for attempt in AsyncRetrying(
         retry=retry_if_exception_type(RETRYABLE),
         stop=stop_after_attempt(settings.max_retries),

@@ -1,0 +1,13 @@
+"""Rule judges_generated_instances: the generated setup's pairwise and pointwise instances."""
+
+from noveval.judges import steps
+from noveval.logs import log_to
+
+with log_to(snakemake.log[0]):
+    steps.generated_instances(
+        snakemake.input.pairs,
+        snakemake.input.responses,
+        f"generated-{snakemake.wildcards.generator}",
+        snakemake.output.pairwise,
+        snakemake.output.pointwise,
+    )

@@ -1,0 +1,12 @@
+"""Rules judges_instances and judges_plan_instances: release YAML → instances table."""
+
+from noveval.judges import steps
+from noveval.logs import log_to
+
+with log_to(snakemake.log[0]):
+    steps.load_instances(
+        snakemake.input[0],
+        snakemake.wildcards.setup,
+        snakemake.wildcards.format,
+        snakemake.output[0],
+    )

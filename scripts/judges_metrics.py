@@ -1,0 +1,13 @@
+"""Rule judges_metrics: one metrics row per judge × setup × change."""
+
+from noveval.judges import steps
+from noveval.logs import log_to
+
+with log_to(snakemake.log[0]):
+    steps.metrics(
+        list(snakemake.input),
+        snakemake.wildcards.format,
+        snakemake.params.bootstrap,
+        snakemake.output.parquet,
+        snakemake.output.csv,
+    )

@@ -1,0 +1,14 @@
+"""Rule judges_plan_requests: one plan rewrite per idea of a setup."""
+
+from noveval.judges import steps
+from noveval.logs import log_to
+
+with log_to(snakemake.log[0]):
+    steps.plan_requests(
+        instances_path=snakemake.input[0],
+        model=snakemake.wildcards.model,
+        registry_path=snakemake.params.registry,
+        decoding=snakemake.params.decoding,
+        settings=snakemake.params.settings,
+        requests_path=snakemake.output[0],
+    )

@@ -1,0 +1,1 @@
+"""The judge-instability track: LLMs as pointwise and pairwise novelty judges."""

@@ -1,0 +1,97 @@
+"""Generated D₋: a generator model gets only a primary area and writes a novel idea.
+
+Each D₊ idea of a base setup's pairs gets one generated idea of its area (the k-th D₊ idea of an
+area gets seed + k, so its request is distinct). The generated setup pairs every D₊ idea with its
+generated idea, in the slot the human D₋ idea had; its pointwise file holds both pools.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from noveval.judges.verdicts import strip_reasoning
+from noveval.registry import ModelSpec
+from noveval.requests import REQUEST_COLUMNS, build_request
+from noveval.templates import render
+
+log = logging.getLogger(__name__)
+
+MIN_IDEA_CHARS = 40
+
+
+def generation_requests(pairs: pd.DataFrame, spec: ModelSpec, decoding: dict) -> pd.DataFrame:
+    """One idea request per pair of the base setup (item id = the pair's instance id)."""
+    rows, seen = [], {}
+    for pair in pairs.to_dict("records"):
+        k = seen[pair["area"]] = seen.get(pair["area"], -1) + 1
+        rows.append(
+            build_request(
+                item_id=pair["instance_id"],
+                model=spec.name,
+                reference=spec.reference,
+                messages=[
+                    {
+                        "role": "user",
+                        "content": render("judges/generate_idea.j2", area=pair["area"]),
+                    }
+                ],
+                decoding={**decoding, "seed": int(decoding["seed"]) + k},
+            )
+        )
+    return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+
+
+def generated_setup(
+    pairs: pd.DataFrame, responses: pd.DataFrame, setup: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Pairwise and pointwise instances of the generated setup.
+
+    A pair whose generation failed or came back (nearly) empty is left out and counted.
+    """
+    ideas = {
+        row["item_id"]: strip_reasoning(row["text"]).strip()
+        for row in responses.to_dict("records")
+        if pd.isna(row["error"]) and len(strip_reasoning(row["text"]).strip()) >= MIN_IDEA_CHARS
+    }
+    pairwise, pointwise = [], []
+    for pair in pairs.to_dict("records"):
+        generated = ideas.get(pair["instance_id"])
+        if generated is None:
+            continue
+        winner = int(pair["label"])
+        slots = [None, None]
+        slots[winner] = (pair["ideas"][winner], pair["titles"][winner], pair["sources"][winner])
+        slots[1 - winner] = (generated, f"generated-{pair['instance_id']}", "generated")
+        common = {"setup": setup, "area": pair["area"]}
+        pairwise.append(
+            {
+                "instance_id": pair["instance_id"],
+                **common,
+                "format": "pairwise",
+                "ideas": [s[0] for s in slots],
+                "titles": [s[1] for s in slots],
+                "sources": [s[2] for s in slots],
+                "label": winner,
+            }
+        )
+        for prefix, (idea, title, source), label in (
+            ("p", slots[winner], 1),
+            ("g", slots[1 - winner], 0),
+        ):
+            pointwise.append(
+                {
+                    "instance_id": f"{prefix}{pair['instance_id']}",
+                    **common,
+                    "format": "pointwise",
+                    "ideas": [idea],
+                    "titles": [title],
+                    "sources": [source],
+                    "label": label,
+                }
+            )
+    left_out = len(pairs) - len(pairwise)
+    if left_out:
+        log.warning("%s: %d pairs left out, their generation failed or was empty", setup, left_out)
+    return pd.DataFrame(pairwise), pd.DataFrame(pointwise)

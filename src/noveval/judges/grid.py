@@ -1,0 +1,176 @@
+"""The judge grid: which cells (dataset × model × format × setup × change) exist, and why not."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections import Counter
+from dataclasses import dataclass
+
+from noveval.judges.instances import FORMATS, release_files
+from noveval.registry import Registry
+
+log = logging.getLogger(__name__)
+
+CHANGES = (
+    "reference",
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "P5",
+    "retrieval",
+    "low_reasoning",
+    "plan",
+    "no_aggregation",
+)
+PAIRWISE_ONLY = ("P3", "P4", "P5")
+DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no requests
+GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
+
+
+@dataclass(frozen=True)
+class JudgeCell:
+    dataset: str
+    model: str
+    format: str
+    setup: str
+    change: str
+
+    def folder(self, results: str) -> str:
+        return (
+            f"{results}/judges/{self.dataset}/{self.model}/{self.format}/{self.setup}/{self.change}"
+        )
+
+
+@dataclass(frozen=True)
+class JudgesGrid:
+    cells: tuple[JudgeCell, ...]
+    datasets: dict[str, dict[str, dict[str, str]]]  # dataset → setup → format(_plan) → file
+    omitted: tuple[str, ...]
+    motivation: dict  # {model, changes}: the judge and the two prompts of the motivating figure
+    plan_model: str | None = None  # rewrites ideas into plans where the release has none
+    base_setup: str | None = None  # whose D₊ ideas the generated setups pair with generated D₋
+
+    def request_inputs(self, results: str, wildcards) -> dict[str, str]:
+        """A cell's instances (plan form for 'plan') and, for 'retrieval', its related work."""
+        base = f"{results}/judges/{wildcards.dataset}/{wildcards.format}/{wildcards.setup}"
+        suffix = "-plan" if wildcards.change == "plan" else ""
+        inputs = {"instances": f"{base}/instances{suffix}.parquet"}
+        if wildcards.change == "retrieval":
+            inputs["related"] = f"{base}/related.parquet"
+        return inputs
+
+    def plan_source(self, results: str, wildcards) -> dict[str, str]:
+        """Inputs of a setup's plan-form instances: the release's plan file, else LLM rewrites."""
+        kind = f"{wildcards.format}_plan"
+        files = self.datasets[wildcards.dataset].get(wildcards.setup, {})
+        if kind in files:
+            return {"release": files[kind]}
+        base = f"{results}/judges/{wildcards.dataset}"
+        return {
+            "instances": f"{base}/{wildcards.format}/{wildcards.setup}/instances.parquet",
+            "responses": f"{base}/{self.plan_model}/{wildcards.format}/{wildcards.setup}/"
+            "plan-rewrite/responses.parquet",
+        }
+
+    def release_file(self, dataset: str, setup: str, kind: str) -> str:
+        """The release YAML of one setup and format (``kind`` may end in ``_plan``)."""
+        return self.datasets[dataset][setup][kind]
+
+    def formats(self, dataset: str) -> list[str]:
+        return [
+            f for f in FORMATS if any(c.dataset == dataset and c.format == f for c in self.cells)
+        ]
+
+    def verdict_paths(self, results: str, dataset: str, format: str) -> list[str]:
+        return [
+            f"{cell.folder(results)}/verdicts.parquet"
+            for cell in self.cells
+            if cell.dataset == dataset and cell.format == format
+        ]
+
+    def models_used(self) -> set[str]:
+        used = {cell.model for cell in self.cells}
+        used |= {
+            c.setup.removeprefix(GENERATED) for c in self.cells if c.setup.startswith(GENERATED)
+        }
+        if self.plan_model and any(cell.change == "plan" for cell in self.cells):
+            used.add(self.plan_model)
+        return used
+
+    def responses(self, results: str, wildcards) -> str:
+        """The responses a cell's verdicts come from: no aggregation reads the reference run's."""
+        source = "reference" if wildcards.change in DERIVED else wildcards.change
+        cell = JudgeCell(
+            wildcards.dataset, wildcards.model, wildcards.format, wildcards.setup, source
+        )
+        return f"{cell.folder(results)}/responses.parquet"
+
+    def outputs(self, results: str) -> list[str]:
+        """Everything the ``judges`` target builds: metrics, tables and figures per dataset."""
+        paths = []
+        for dataset in self.datasets:
+            formats = self.formats(dataset)
+            for format in formats:
+                paths += [
+                    f"{results}/judges/{dataset}/{format}/{name}"
+                    for name in ("metrics.csv", "tables.md")
+                ]
+            if formats:
+                paths.append(f"{results}/judges/{dataset}/cost_quality.png")
+            if "pairwise" in formats and self.motivation["model"]:
+                paths.append(f"{results}/judges/{dataset}/motivation.png")
+        return paths
+
+
+def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
+    """Expand the config's ``judges`` section into cells, logging every omitted one."""
+    section = config.get("judges") or {"datasets": {}, "models": [], "changes": []}
+    changes = list(section["changes"])
+    if changes and "reference" not in changes:
+        raise ValueError("judges.changes: every change is measured against 'reference'; add it")
+    specs = {name: registry.model(name) for name in section["models"]}
+    plan_model = section.get("plan_model")
+    if plan_model:
+        registry.model(plan_model)
+    corpus = (section.get("retrieval") or {}).get("corpus")
+    datasets = {name: release_files(entry) for name, entry in section["datasets"].items()}
+    generation = section.get("generation") or {}
+    for name in generation.get("generators", []):
+        registry.model(name)
+    cells, omitted, why = [], [], []
+    for dataset, setups in datasets.items():
+        formats_of = {setup: [f for f in FORMATS if f in files] for setup, files in setups.items()}
+        if "pairwise" in setups.get(generation.get("base_setup"), {}):
+            for name in generation.get("generators", []):
+                formats_of[f"{GENERATED}{name}"] = list(FORMATS)
+        for (setup, formats), model, format, change in itertools.product(
+            formats_of.items(), specs, FORMATS, changes
+        ):
+            files = setups.get(setup, {})
+            if format not in formats:
+                continue
+            where = f"judges/{dataset}/{model}/{format}/{setup}/{change}"
+            reason = None
+            if change in PAIRWISE_ONLY and format != "pairwise":
+                continue  # by design, not an omission
+            if change == "low_reasoning" and not specs[model].reasoning:
+                reason = "the model exposes no reasoning effort"
+            elif change == "plan" and f"{format}_plan" not in files and not plan_model:
+                reason = f"no {format}_plan.yaml in the release and no plan_model to write one"
+            elif change == "retrieval" and not corpus:
+                reason = "no related work: no retrieval corpus is configured"
+            if reason:
+                omitted.append(f"{where}: left out, {reason}")
+                why.append((change, reason))
+                continue
+            cells.append(JudgeCell(dataset, model, format, setup, change))
+    for (change, reason), count in Counter(why).items():
+        log.warning("judges: %d '%s' cell(s) left out: %s", count, change, reason)
+    motivation = dict(section.get("motivation") or {})
+    motivation.setdefault("model", next(iter(specs), None))
+    motivation.setdefault("changes", ["P3", "P4"])
+    return JudgesGrid(
+        tuple(cells), datasets, tuple(omitted), motivation, plan_model, generation.get("base_setup")
+    )

@@ -1,0 +1,133 @@
+"""Loader for the authors' release (pairwise / pointwise YAML) into one instances table.
+
+A dataset is either a folder in the release layout (``{setup}/{format}.yaml``, optionally
+``{format}_plan.yaml``, and nested D₋-generator folders such as
+``human-plus-generated/backbone-gpt-5.1/``) or a mapping ``{setup: {format: path}}``.
+Nested folders become setups named with dots (``human-plus-generated.backbone-gpt-5.1``).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("pointwise", "pairwise")
+LABELS = {"POSITIVE": 1, "NEGATIVE": 0}
+_TEXTS = pa.list_(pa.string())
+INSTANCE_SCHEMA = pa.schema(
+    {
+        "instance_id": pa.string(),
+        "setup": pa.string(),
+        "format": pa.string(),
+        "area": pa.string(),
+        "ideas": _TEXTS,  # one idea (pointwise) or two (pairwise), in the release's order
+        "titles": _TEXTS,
+        "sources": _TEXTS,  # per idea: human-positive, human-negative or generated
+        "label": pa.int64(),  # pointwise: 1 novel / 0 not; pairwise: index of the expected winner
+    }
+)
+
+
+def release_files(dataset: str | Path | dict) -> dict[str, dict[str, str]]:
+    """``{setup: {format or format_plan: path}}`` of a dataset entry of the config."""
+    if isinstance(dataset, dict):
+        return {setup: {k: str(v) for k, v in files.items()} for setup, files in dataset.items()}
+    root = Path(dataset)
+    if not root.is_dir():
+        raise FileNotFoundError(f"judges dataset: no release folder at {root}")
+    found: dict[str, dict[str, str]] = {}
+    for path in sorted(root.rglob("*.yaml")):
+        kind = path.stem
+        if kind.removesuffix("_plan") not in FORMATS:
+            continue
+        setup = ".".join(path.parent.relative_to(root).parts)
+        if setup:
+            found.setdefault(setup, {})[kind] = str(path)
+    if not found:
+        raise FileNotFoundError(f"judges dataset: no pairwise/pointwise YAML under {root}")
+    return found
+
+
+def idea_source(metadata: dict) -> str:
+    """Where an idea comes from: generated ideas have no reviewer rating ('N/A')."""
+    if str(metadata.get("rating", "N/A")) == "N/A":
+        return "generated"
+    return f"human-{str(metadata.get('type', '')).lower()}"
+
+
+def load_release(path: str | Path, setup: str, format: str) -> pd.DataFrame:
+    """One release YAML file → instances (see ``INSTANCE_SCHEMA``)."""
+    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: expected a mapping of instances, got {type(raw).__name__}")
+    rows = [
+        _instance(str(key), entry, setup, format, f"{path}: {key}") for key, entry in raw.items()
+    ]
+    frame = pd.DataFrame(rows, columns=INSTANCE_SCHEMA.names)
+    log.info("%s: %d %s instances (%s)", path, len(frame), format, setup)
+    return frame
+
+
+def _instance(key: str, entry: dict, setup: str, format: str, where: str) -> dict:
+    try:
+        if format == "pairwise":
+            ideas = [entry["ideas"][i] for i in (0, 1)]
+            metadata = [entry.get("metadata", {}).get(i, {}) for i in (0, 1)]
+            winners = entry["expected_winners"]
+            if len(winners) != 1 or winners[0] not in (0, 1):
+                raise ValueError(f"expected_winners must be [0] or [1], got {winners}")
+            label = int(winners[0])
+        elif format == "pointwise":
+            ideas = [entry["idea"]]
+            metadata = [entry.get("metadata", {})]
+            if entry["label"] not in LABELS:
+                raise ValueError(f"label must be POSITIVE or NEGATIVE, got {entry['label']!r}")
+            label = LABELS[entry["label"]]
+        else:
+            raise ValueError(f"unknown format '{format}' (known: {', '.join(FORMATS)})")
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"{where}: missing or malformed field {error}") from None
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+    return {
+        "instance_id": key,
+        "setup": setup,
+        "format": format,
+        "area": entry.get("context") or metadata[0].get("area", ""),
+        "ideas": [_plain(idea) for idea in ideas],
+        "titles": [str(m.get("title", "")) for m in metadata],
+        "sources": [idea_source(m) for m in metadata],
+        "label": label,
+    }
+
+
+def _plain(idea) -> str:
+    """An idea as text; a plan-form idea (a mapping of fields) as 'Field: text' lines."""
+    if isinstance(idea, dict):
+        return "\n".join(f"{str(k).capitalize()}: {v}" for k, v in idea.items())
+    return str(idea)
+
+
+def write_instances(frame: pd.DataFrame, path: str | Path) -> None:
+    """Write instances with the fixed schema, atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.partial")
+    table = pa.Table.from_pandas(frame, schema=INSTANCE_SCHEMA, preserve_index=False)
+    pq.write_table(table, staging)
+    staging.replace(path)
+
+
+def read_instances(path: str | Path) -> pd.DataFrame:
+    """Instances as written by ``write_instances``."""
+    frame = pd.read_parquet(path)
+    for column in ("ideas", "titles", "sources"):
+        frame[column] = frame[column].map(list)
+    return frame

@@ -1,0 +1,76 @@
+"""Idea as plan: an LLM rewrites each idea once into purpose and mechanism.
+
+Each unique idea text is one request; an idea shared by the pairwise and pointwise files (or by
+several pairs) renders the same request id and is rewritten once. A rewrite that fails or cannot
+be parsed leaves the idea in its original form and is counted in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from noveval.judges.prompts import response_format
+from noveval.judges.verdicts import json_objects, strip_reasoning
+from noveval.registry import ModelSpec
+from noveval.requests import REQUEST_COLUMNS, build_request
+from noveval.templates import render
+
+log = logging.getLogger(__name__)
+
+FIELDS = ("purpose", "mechanism")
+SCHEMA = {
+    "type": "object",
+    "properties": {name: {"type": "string"} for name in FIELDS},
+    "required": list(FIELDS),
+    "additionalProperties": False,
+}
+
+
+def plan_requests(
+    instances: pd.DataFrame, spec: ModelSpec, decoding: dict, structured_output: bool = True
+) -> pd.DataFrame:
+    """One rewrite request per idea of every instance (``item_id`` = instance|idea index)."""
+    constraint = response_format(spec, SCHEMA) if structured_output else None
+    rows = [
+        build_request(
+            item_id=f"{instance['instance_id']}|{index}",
+            model=spec.name,
+            reference=spec.reference,
+            messages=[{"role": "user", "content": render("judges/plan_rewrite.j2", idea=idea)}],
+            decoding=decoding,
+            response_format=constraint,
+        )
+        for instance in instances.to_dict("records")
+        for index, idea in enumerate(instance["ideas"])
+    ]
+    return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+
+
+def parse_plan(text: str | None) -> str | None:
+    """'Purpose: …\\nMechanism: …' from a rewrite answer, or None."""
+    for candidate in reversed(json_objects(strip_reasoning(text or ""))):
+        values = [str(candidate.get(name, "")).strip() for name in FIELDS]
+        if all(values):
+            return "\n".join(f"{name.capitalize()}: {value}" for name, value in zip(FIELDS, values))
+    return None
+
+
+def apply_plans(instances: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
+    """Instances with ideas in plan form (an idea whose rewrite failed stays as written)."""
+    plans = {
+        row["item_id"]: None if pd.notna(row["error"]) else parse_plan(row["text"])
+        for row in responses.to_dict("records")
+    }
+    failed = sum(plan is None for plan in plans.values())
+    if failed:
+        log.warning(
+            "%d of %d plan rewrites failed; those ideas stay as written", failed, len(plans)
+        )
+    planned = instances.copy()
+    planned["ideas"] = [
+        [plans.get(f"{iid}|{i}") or idea for i, idea in enumerate(ideas)]
+        for iid, ideas in zip(planned["instance_id"], planned["ideas"])
+    ]
+    return planned

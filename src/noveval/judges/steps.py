@@ -1,0 +1,206 @@
+"""The judge stages as file-to-file functions; each Snakemake rule calls exactly one."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from noveval.judges import figures, generation, instances, plans, retrieval, summary, tables
+from noveval.judges.aggregation import aggregate, first_calls
+from noveval.judges.prompts import JUDGE_REQUEST_COLUMNS, judge_requests
+from noveval.judges.verdicts import calls_from_responses
+from noveval.registry import load_registry
+from noveval.requests import write_table
+
+log = logging.getLogger(__name__)
+
+VERDICT_COLUMNS = [
+    "model",
+    "setup",
+    "change",
+    "instance_id",
+    "label",
+    "verdict",
+    "n_calls",
+    "n_failed",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+]
+
+
+def load_instances(release_path: str, setup: str, format: str, instances_path: str) -> None:
+    """Release YAML → instances table."""
+    instances.write_instances(instances.load_release(release_path, setup, format), instances_path)
+
+
+def requests(
+    instances_path: str,
+    change: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    settings: dict,
+    requests_path: str,
+    related_path: str | None = None,
+) -> None:
+    """Every call of one judge cell (``related_path``: the retrieval change's related work)."""
+    spec = load_registry(registry_path).model(model)
+    related = None
+    if related_path:
+        table = pd.read_parquet(related_path)
+        related = {
+            row.instance_id: [list(block) for block in row.related] for row in table.itertuples()
+        }
+    rows = judge_requests(
+        instances.read_instances(instances_path).to_dict("records"),
+        change=change,
+        spec=spec,
+        decoding={**decoding, "max_tokens": settings["max_tokens"]},
+        calls=settings["calls"],
+        structured_output=settings["structured_output"],
+        reasoning_chars=settings["reasoning_chars"],
+        related=related,
+    )
+    log.info("%s/%s: %d calls", model, change, len(rows))
+    write_table(
+        pd.DataFrame(rows, columns=JUDGE_REQUEST_COLUMNS), JUDGE_REQUEST_COLUMNS, requests_path
+    )
+
+
+def generation_requests(
+    pairs_path: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    max_tokens: int,
+    requests_path: str,
+) -> None:
+    """One generated D₋ idea per pair of the base setup, from its primary area only."""
+    spec = load_registry(registry_path).model(model)
+    rows = generation.generation_requests(
+        instances.read_instances(pairs_path), spec, {**decoding, "max_tokens": max_tokens}
+    )
+    log.info("%s: %d ideas to generate", model, len(rows))
+    write_table(rows, list(rows.columns), requests_path)
+
+
+def generated_instances(
+    pairs_path: str, responses_path: str, setup: str, pairwise_path: str, pointwise_path: str
+) -> None:
+    """The generated setup's pairwise and pointwise instances."""
+    pairwise, pointwise = generation.generated_setup(
+        instances.read_instances(pairs_path), pd.read_parquet(responses_path), setup
+    )
+    instances.write_instances(pairwise, pairwise_path)
+    instances.write_instances(pointwise, pointwise_path)
+
+
+def plan_requests(
+    instances_path: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    settings: dict,
+    requests_path: str,
+) -> None:
+    """One rewrite request per idea: the plan form of a setup's ideas."""
+    spec = load_registry(registry_path).model(model)
+    table = instances.read_instances(instances_path)
+    rows = plans.plan_requests(
+        table,
+        spec,
+        {**decoding, "max_tokens": settings["plan_max_tokens"]},
+        settings["structured_output"],
+    )
+    log.info("%s: %d plan rewrites", model, len(rows))
+    write_table(rows, list(rows.columns), requests_path)
+
+
+def plan_instances(
+    setup: str,
+    format: str,
+    plan_path: str,
+    release_path: str | None = None,
+    instances_path: str | None = None,
+    responses_path: str | None = None,
+) -> None:
+    """Plan-form instances: the release's plan file, or the LLM rewrites of the instances."""
+    if release_path:
+        table = instances.load_release(release_path, setup, format)
+    else:
+        table = plans.apply_plans(
+            instances.read_instances(instances_path), pd.read_parquet(responses_path)
+        )
+    instances.write_instances(table, plan_path)
+
+
+def related_work(
+    instances_path: str,
+    corpus_path: str,
+    encoder: str,
+    registry_path: str,
+    top_k: int,
+    related_path: str,
+) -> None:
+    """The top-k related abstracts per idea from the retrieval corpus."""
+    reference = load_registry(registry_path).encoder(encoder)
+    table = retrieval.related_work(
+        instances.read_instances(instances_path),
+        retrieval.load_corpus(corpus_path),
+        reference,
+        top_k,
+    )
+    write_table(table, list(table.columns), related_path)
+
+
+def verdicts(instances_path: str, responses_path: str, cell: dict, verdicts_path: str) -> None:
+    """Responses of one cell → aggregated verdict per instance.
+
+    ``no_aggregation`` reads the reference run's responses and keeps the first call of each
+    order: it costs no call of its own.
+    """
+    table = instances.read_instances(instances_path)
+    format = table["format"].iloc[0]
+    calls = calls_from_responses(pd.read_parquet(responses_path), format)
+    if cell["change"] == "no_aggregation":
+        calls = first_calls(calls)
+    aggregated = aggregate(calls, format)
+    frame = table[["instance_id", "label"]].merge(aggregated, on="instance_id", how="left")
+    for key, value in cell.items():
+        frame[key] = value
+    log.info(
+        "%s: %d instances, %d calls, %d failed or unparseable, %d ties",
+        cell,
+        len(frame),
+        frame["n_calls"].sum(),
+        frame["n_failed"].sum(),
+        (frame["verdict"] == -1).sum(),
+    )
+    write_table(frame[VERDICT_COLUMNS], VERDICT_COLUMNS, verdicts_path)
+
+
+def metrics(
+    verdicts_paths: list[str], format: str, bootstrap: dict, parquet_path: str, csv_path: str
+) -> None:
+    """One metrics row per judge × setup × change of one format."""
+    frame = pd.concat([pd.read_parquet(p) for p in verdicts_paths], ignore_index=True)
+    table = summary.metrics_table(frame, format, bootstrap["resamples"], bootstrap["seed"])
+    write_table(table, list(table.columns), parquet_path)
+    table.to_csv(csv_path, index=False)
+
+
+def report_tables(metrics_path: str, markdown_path: str) -> None:
+    """Grid, tie-rate and flip-rate tables from the metrics alone."""
+    tables.write(pd.read_parquet(metrics_path), markdown_path)
+
+
+def cost_quality(metrics_paths: list[str], png_path: str) -> None:
+    """The cost–quality scatter from the metrics alone."""
+    figures.cost_quality(pd.concat([pd.read_parquet(p) for p in metrics_paths]), png_path)
+
+
+def motivation(metrics_path: str, model: str, changes: list[str], png_path: str) -> None:
+    """The motivating figure from the pairwise metrics alone."""
+    figures.motivation(pd.read_parquet(metrics_path), png_path, model, changes)

@@ -1,0 +1,94 @@
+"""One judge call's answer → its verdict: a JSON object, parsed tolerantly.
+
+Pointwise answers hold ``{"novelty": 0|1}``; pairwise answers ``{"more_novel": 1|2}`` (the ideas
+are shown as Idea 1 and Idea 2), returned as the 0-based index of the idea as shown. Anything
+else is ``None``: a failed call, counted, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+
+from noveval.judges.prompts import split_item_id
+
+KEYS = {"pointwise": "novelty", "pairwise": "more_novel"}
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
+_FALLBACK = {
+    "pointwise": re.compile(r"[\"']?novelty[\"']?\s*[:=]\s*[\"']?(0|1|true|false|yes|no)\b", re.I),
+    "pairwise": re.compile(r"[\"']?more_novel[\"']?\s*[:=]\s*[\"']?(?:idea\s*)?([12])\b", re.I),
+}
+_TRUE = {"1", "true", "yes"}
+_FALSE = {"0", "false", "no"}
+
+
+def strip_reasoning(text: str) -> str:
+    """The answer without a reasoning model's ``<think>…</think>`` block."""
+    return _THINK.sub("", text or "")
+
+
+def json_objects(text: str) -> list[dict]:
+    """Every JSON object embedded in ``text``, in order."""
+    decoder = json.JSONDecoder()
+    found, start = [], text.find("{")
+    while start != -1:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        start = text.find("{", end)
+    return found
+
+
+def _coerce(value, format: str) -> int | None:
+    word = str(value).strip().lower().removeprefix("idea").strip()
+    if format == "pointwise":
+        return 1 if word in _TRUE else 0 if word in _FALSE else None
+    return {"1": 0, "2": 1}.get(word)
+
+
+def parse_verdict(text: str | None, format: str) -> int | None:
+    """The verdict of one answer (pointwise 1/0, pairwise 0-based index), or ``None``."""
+    if format not in KEYS:
+        raise ValueError(f"unknown format '{format}'")
+    answer = strip_reasoning(text or "")
+    for candidate in reversed(json_objects(answer)):
+        if KEYS[format] in candidate:
+            verdict = _coerce(candidate[KEYS[format]], format)
+            if verdict is not None:
+                return verdict
+    matches = _FALLBACK[format].findall(answer)
+    return _coerce(matches[-1], format) if matches else None
+
+
+def calls_from_responses(responses: pd.DataFrame, format: str) -> pd.DataFrame:
+    """A responses table → one row per call: instance, order, call index, parsed choice, cost.
+
+    A call that failed or whose answer cannot be parsed has ``choice`` None (and ``failed``).
+    """
+    rows = []
+    for response in responses.to_dict("records"):
+        instance_id, order, call = split_item_id(response["item_id"])
+        failed = pd.notna(response.get("error"))
+        choice = None if failed else parse_verdict(response["text"], format)
+        rows.append(
+            {
+                "instance_id": instance_id,
+                "order": order,
+                "call": call,
+                "choice": choice,
+                "failed": choice is None,
+                "error": response.get("error") if failed else None,
+                "input_tokens": int(response["input_tokens"] or 0),
+                "output_tokens": int(response["output_tokens"] or 0),
+                "cost_usd": float(response["cost_usd"] or 0.0),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    frame["choice"] = frame["choice"].astype("Int64")
+    return frame

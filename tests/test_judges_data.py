@@ -1,0 +1,88 @@
+"""The judge loader on the shipped sample and on the authors' real release files."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import REPO, SHARED_DATA, run_snakemake, shared_file, write_yaml
+
+from noveval.judges.instances import load_release, read_instances, release_files, write_instances
+
+SAMPLE = REPO / "data" / "sample" / "judges"
+
+
+@pytest.mark.parametrize(
+    ("setup", "format", "count"),
+    [
+        ("human-only", "pairwise", 10),
+        ("human-plus-generated", "pairwise", 13),
+        ("human-only", "pointwise", 21),
+        ("human-plus-generated", "pointwise", 26),
+    ],
+)
+def test_real_release_samples_load_completely(setup, format, count):
+    path = shared_file("novelty-eval", setup, f"{format}.yaml")
+    frame = load_release(path, setup, format)
+    assert len(frame) == count and frame["instance_id"].is_unique
+    assert (frame["setup"] == setup).all() and (frame["format"] == format).all()
+    assert frame["ideas"].map(len).eq(2 if format == "pairwise" else 1).all()
+    assert frame["ideas"].map(lambda ideas: all(len(i) > 100 for i in ideas)).all()
+    assert set(frame["label"]) == {0, 1}
+    sources = {s for row in frame["sources"] for s in row}
+    negative = "generated" if setup == "human-plus-generated" else "human-negative"
+    assert sources == {"human-positive", negative}
+    if format == "pairwise":  # the expected winner is always the human-positive idea
+        winners = [s[label] for s, label in zip(frame["sources"], frame["label"])]
+        assert set(winners) == {"human-positive"}
+    else:
+        assert (frame["label"] == frame["sources"].map(lambda s: s[0] == "human-positive")).all()
+
+
+def test_real_release_folder_is_discovered():
+    shared_file("novelty-eval", "human-only", "pairwise.yaml")
+    files = release_files(SHARED_DATA / "novelty-eval")
+    assert {"human-only", "human-plus-generated"} <= set(files)
+    assert set(files["human-only"]) >= {"pairwise", "pointwise"}
+
+
+def test_shipped_sample_has_both_setups_formats_and_several_areas(tmp_path):
+    files = release_files(SAMPLE)
+    assert set(files) == {"human-only", "human-plus-generated"}
+    for setup, kinds in files.items():
+        pairs = load_release(kinds["pairwise"], setup, "pairwise")
+        ideas = load_release(kinds["pointwise"], setup, "pointwise")
+        assert len(pairs) == 8 and pairs["area"].nunique() >= 4
+        assert set(pairs["label"]) == {0, 1}  # the novel idea is shown first and second
+        assert len(ideas) == 16 and ideas["label"].sum() == 8
+        write_instances(pairs, tmp_path / f"{setup}.parquet")
+        back = read_instances(tmp_path / f"{setup}.parquet")
+        assert back.equals(pairs)
+
+
+def test_malformed_release_names_the_instance(tmp_path):
+    bad = tmp_path / "pairwise.yaml"
+    bad.write_text("7: {context: a, expected_winners: [2], ideas: {0: x, 1: y}}\n")
+    with pytest.raises(ValueError, match=r"pairwise.yaml: 7: expected_winners"):
+        load_release(bad, "s", "pairwise")
+
+
+@pytest.mark.workflow
+def test_overlay_naming_the_real_release_loads_every_instance(tmp_path):
+    release = shared_file("novelty-eval", "human-only", "pairwise.yaml").parents[1]
+    overlay = write_yaml(
+        tmp_path / "real.yaml",
+        {"results": str(tmp_path / "results"), "judges": {"datasets": {"release": str(release)}}},
+    )
+    out = tmp_path / "results" / "judges" / "release"
+    expected = {
+        ("pairwise", "human-only"): 10,
+        ("pairwise", "human-plus-generated"): 13,
+        ("pointwise", "human-only"): 21,
+        ("pointwise", "human-plus-generated"): 26,
+    }
+    wanted = [str(out / f / s / "instances.parquet") for f, s in expected]
+    run_snakemake(*wanted, "--cores", "1", "--configfile", "config/config.yaml", str(overlay))
+    for (format, setup), count in expected.items():
+        assert len(read_instances(out / format / setup / "instances.parquet")) == count
+    plan = run_snakemake("judges", "-n", "--configfile", "config/config.yaml", str(overlay))
+    for format in ("pairwise", "pointwise"):
+        assert f"{out}/{format}/metrics.csv" in plan.stdout

@@ -1,0 +1,143 @@
+"""The judge track end to end with the real SmolLM2, and a count of the calls it sends."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO, run_snakemake, snakemake_env, write_yaml
+from recording_proxy import RecordingProxy
+from test_resume import MODEL, proxied_registry
+
+from noveval.engines.servers import serve
+from noveval.registry import load_registry
+
+pytestmark = [pytest.mark.workflow, pytest.mark.model]
+
+SAMPLE = REPO / "data" / "sample" / "judges"
+
+
+def tiny_release(tmp_path, pairs: int, ideas: int) -> dict:
+    """The first pairs / ideas of the shipped Human+Generated sample, as release files."""
+    files = {}
+    for format, count in (("pairwise", pairs), ("pointwise", ideas)):
+        if count:
+            content = yaml.safe_load(
+                (SAMPLE / "human-plus-generated" / f"{format}.yaml").read_text()
+            )
+            path = write_yaml(tmp_path / f"{format}.yaml", dict(list(content.items())[:count]))
+            files[format] = str(path)
+    return {"human-plus-generated": files}
+
+
+def targets(tmp_path, formats=("pairwise", "pointwise"), figures=True) -> list[str]:
+    """The tiny dataset's outputs (overlays merge: the default's sample stays in the config)."""
+    out = tmp_path / "results" / "judges" / "tiny"
+    paths = [str(out / f / name) for f in formats for name in ("metrics.csv", "tables.md")]
+    if figures:
+        paths += [str(out / "cost_quality.png"), str(out / "motivation.png")]
+    return paths
+
+
+def judges_config(tmp_path, release: dict, top: dict | None = None, **judges) -> str:
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["results"] = str(tmp_path / "results")
+    config["judges"].update(
+        {
+            "datasets": {"tiny": release},
+            "calls": {"pointwise": 1, "pairwise_per_order": 1},
+            "max_tokens": 64,
+            "reasoning_chars": 60,
+            "bootstrap": {"resamples": 200, "seed": 42},
+            **judges,
+        }
+    )
+    config.update(top or {})
+    return str(write_yaml(tmp_path / "config.yaml", config))
+
+
+def test_tiny_judge_grid_end_to_end(tmp_path):
+    config = judges_config(
+        tmp_path,
+        tiny_release(tmp_path, pairs=2, ideas=2),
+        changes=["reference", "P3", "retrieval", "plan", "no_aggregation"],
+        motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
+        plan_max_tokens=128,
+    )
+    run_snakemake(*targets(tmp_path), "--cores", "2", "--configfile", config)
+    out = tmp_path / "results" / "judges" / "tiny"
+    pairwise = pd.read_csv(out / "pairwise" / "metrics.csv")
+    pointwise = pd.read_csv(out / "pointwise" / "metrics.csv")
+    assert set(pairwise["change"]) == {"reference", "P3", "retrieval", "plan", "no_aggregation"}
+    assert set(pointwise["change"]) == {"reference", "retrieval", "plan", "no_aggregation"}
+    assert (pairwise["n_instances"] == 2).all() and (pointwise["n_instances"] == 2).all()
+    reference = pairwise.set_index("change").loc["reference"]
+    assert reference["n_calls"] == 4 and reference["flip_rate"] == 0
+    # JSON-schema-constrained answers always parse, even from a 135M model.
+    assert reference["n_failed_calls"] == 0
+    assert pairwise["strict_accuracy"].between(0, 1).all()
+    assert pointwise["macro_f1"].between(0, 1).all()
+    assert "Tie rate" in (out / "pairwise" / "tables.md").read_text()
+    assert (out / "cost_quality.png").stat().st_size > 5_000
+    assert (out / "motivation.png").stat().st_size > 5_000
+    planned = pd.read_parquet(out / "pairwise" / "human-plus-generated" / "instances-plan.parquet")
+    assert planned["ideas"].map(len).eq(2).all()
+    related = pd.read_parquet(out / "pairwise" / "human-plus-generated" / "related.parquet")
+    assert related["related"].map(lambda blocks: [len(b) for b in blocks] == [5, 5]).all()
+    assert not (
+        out
+        / "smollm2-135m"
+        / "pairwise"
+        / "human-plus-generated"
+        / "no_aggregation"
+        / "requests.parquet"
+    ).exists()
+
+    dry = run_snakemake(*targets(tmp_path), "-n", "--cores", "2", "--configfile", config)
+    assert "Nothing to be done" in dry.stdout + dry.stderr
+
+    # Tables and figures come back from the metrics alone.
+    (out / "pairwise" / "tables.md").unlink()
+    (out / "motivation.png").unlink()
+    plan = run_snakemake(*targets(tmp_path), "-n", "--cores", "2", "--configfile", config)
+    planned = plan.stdout + plan.stderr
+    assert "rule judges_tables:" in planned and "rule judges_motivation:" in planned
+    for expensive in ("infer", "judges_verdicts", "judges_metrics"):
+        assert f"rule {expensive}:" not in planned
+
+
+@pytest.fixture(scope="module")
+def proxied_server(tmp_path_factory):
+    log_path = tmp_path_factory.mktemp("server") / "server.log"
+    spec = load_registry(REPO / "config" / "models.yaml").model("smollm2-135m")
+    with serve(spec, log_path, startup_timeout_s=120, threads=2) as endpoint:
+        with RecordingProxy(endpoint.base_url) as proxy:
+            yield proxy
+
+
+def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):
+    release = tiny_release(tmp_path, pairs=2, ideas=0)
+    top = {"registry": str(proxied_registry(tmp_path, proxied_server.base_url))}
+    common = {
+        "models": [MODEL],
+        "calls": {"pointwise": 1, "pairwise_per_order": 2},
+        "max_tokens": 24,
+        "structured_output": False,  # an API-style model: answers are parsed tolerantly
+        "motivation": {"model": MODEL, "changes": ["reference", "no_aggregation"]},
+    }
+    env = snakemake_env(NOVEVAL_TEST_KEY="local")
+    wanted = targets(tmp_path, formats=("pairwise",), figures=False)
+    config = judges_config(tmp_path, release, top, changes=["reference"], **common)
+    run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
+    sent = list(proxied_server.request_ids)
+    assert len(sent) == 2 * 2 * 2 and len(set(sent)) == len(sent)  # pairs × orders × calls
+
+    config = judges_config(
+        tmp_path, release, top, changes=["reference", "no_aggregation"], **common
+    )
+    run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
+    run_snakemake(*wanted, "--forcerun", "infer", "--cores", "1", "--configfile", config, env=env)
+    assert proxied_server.request_ids == sent, "no_aggregation or a rerun called the model"
+    metrics = pd.read_csv(tmp_path / "results" / "judges" / "tiny" / "pairwise" / "metrics.csv")
+    counts = metrics.set_index("change")["n_calls"]
+    assert counts["reference"] == 8 and counts["no_aggregation"] == 4
