@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SETUP := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: run test lint setup clean-results
+.PHONY: run test test-slurm lint setup clean-results
 
 setup: $(SETUP)
 
@@ -28,6 +28,11 @@ run: $(SETUP)
 
 test: $(SETUP)
 	$(BIN)/python -m pytest -ra
+
+# The SLURM integration test alone (a real single-node cluster; needs root and Debian's
+# slurm-wlm slurmctld slurmd slurm-client munge, which .ci/run installs).
+test-slurm: $(SETUP)
+	$(BIN)/python -m pytest -ra tests/test_slurm.py
 
 lint: $(SETUP)
 	$(BIN)/ruff check src tests scripts benchmarks

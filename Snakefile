@@ -2,6 +2,7 @@
 
 from snakemake.utils import min_version, validate
 
+from noveval.judges.grid import judges_grid
 from noveval.novbench.grid import novbench_grid
 from noveval.registry import load_registry
 
@@ -15,9 +16,16 @@ validate(config, "config/schemas/config.schema.yaml")
 
 REGISTRY = load_registry(config["registry"])
 NOVBENCH = novbench_grid(config, REGISTRY)
+JUDGES = judges_grid(config, REGISTRY)
 RESULTS = config["results"]
 LOGS = f"{RESULTS}/logs"
 CACHE = f"{RESULTS}/cache"
+
+
+onstart:
+    # Keys are checked before any job starts; the compute plan calls no model and needs none.
+    if set(workflow.dag_settings.targets) != {"plan"}:
+        REGISTRY.require_api_keys(NOVBENCH.models_used() | JUDGES.models_used())
 
 
 include: "rules/common.smk"
@@ -28,6 +36,8 @@ include: "rules/parse.smk"
 include: "rules/metrics.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"
+include: "rules/judges.smk"
+include: "rules/plan.smk"
 
 
 rule novbench:
@@ -39,7 +49,13 @@ rule novbench:
         ),
 
 
+rule judges:
+    input:
+        JUDGES.outputs(RESULTS),
+
+
 rule all:
     default_target: True
     input:
         rules.novbench.input,
+        rules.judges.input,

@@ -9,3 +9,17 @@ rule novbench_papers:
         "../envs/noveval.yaml"
     script:
         "../scripts/novbench_papers.py"
+
+
+rule novbench_download:
+    output:
+        f"{RESULTS}/downloads/novbench/{{dataset}}.json",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/download.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        url=lambda wildcards: NOVBENCH.releases[wildcards.dataset].url,
+        sha256=lambda wildcards: NOVBENCH.releases[wildcards.dataset].sha256,
+    script:
+        "../scripts/novbench_download.py"

@@ -1,3 +1,6 @@
+from noveval.cluster import inference_env, inference_resources
+
+
 rule infer:
     input:
         f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/requests.parquet",
@@ -8,10 +11,10 @@ rule infer:
     benchmark:
         f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/infer.benchmark.tsv"
     conda:
-        "../envs/noveval.yaml"
+        lambda wildcards: f"../envs/{inference_env(REGISTRY.model(wildcards.model))}"
     threads: lambda wildcards: 2 if REGISTRY.model(wildcards.model).engine == "llamacpp" else 1
     resources:
-        gpu=lambda wildcards: REGISTRY.model(wildcards.model).gpus,
+        **inference_resources(REGISTRY, config),
     params:
         registry=config["registry"],
         settings=config["inference"],

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def job_context() -> str:
+    """Where the job runs: host, SLURM job id and the GPUs it was given."""
+    return (
+        f"job on {socket.gethostname()}: "
+        f"SLURM_JOB_ID={os.environ.get('SLURM_JOB_ID', '(none)')} "
+        f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES', '(unset)')}"
+    )
 
 
 @contextlib.contextmanager
@@ -31,6 +42,7 @@ def log_to(path: str | Path) -> Iterator[None]:
         "sentence_transformers",
     ):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    logging.getLogger("noveval").info(job_context())
     try:
         yield
     except BaseException:

@@ -33,6 +33,23 @@ class ModelSpec:
     price_per_million: dict = field(default_factory=lambda: {"input": 0.0, "output": 0.0})
     throughput_tokens_per_s: float | None = None
     extra_server_args: tuple[str, ...] = ()
+    # Request and server options for the models that have them (vLLM and hosted APIs).
+    reasoning_effort: str | None = None
+    reasoning_parser: str | None = None
+    chat_template: str | None = None
+    chat_template_kwargs: dict = field(default_factory=dict)
+    # Job sizing overrides (SLURM resources); None: derived from gpus and engine.
+    cpus_per_gpu: int | None = None
+    mem_mb: int | None = None
+
+    def request_options(self) -> dict:
+        """Extra fields of every chat request: reasoning effort, chat-template arguments."""
+        options = {}
+        if self.reasoning_effort:
+            options["reasoning_effort"] = self.reasoning_effort
+        if self.chat_template_kwargs and self.engine != "api":
+            options["chat_template_kwargs"] = dict(self.chat_template_kwargs)
+        return options
 
     def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
         """Price of a call from its token counts."""
@@ -71,6 +88,19 @@ class Registry:
         )
         if missing:
             raise RegistryError(f"missing API key environment variable: {', '.join(missing)}")
+
+
+def models_to_call(jobs) -> set[str]:
+    """The models that a run's pending jobs call (its ``infer`` jobs).
+
+    For the key check in ``onstart``: a dry run or a run that calls no API model (the compute
+    plan, tables from cached scores) needs no key; a run that calls one fails before any job.
+    """
+    return {
+        job.wildcards_dict["model"]
+        for job in jobs
+        if job.rule.name == "infer" and "model" in job.wildcards_dict
+    }
 
 
 def _lookup(table: dict, name: str, kind: str):

@@ -42,6 +42,14 @@ def visible_gpus() -> int:
     return len([d for d in devices.split(",") if d.strip()]) if devices else 0
 
 
+def tensor_parallel_size(spec: ModelSpec) -> int:
+    """GPUs the job got (CUDA_VISIBLE_DEVICES); the registry's count when none are set."""
+    visible = visible_gpus()
+    if visible and spec.gpus and visible != spec.gpus:
+        log.warning("%s: registry asks for %d GPUs, the job sees %d", spec.name, spec.gpus, visible)
+    return visible or max(spec.gpus, 1)
+
+
 def server_command(spec: ModelSpec, port: int, threads: int) -> list[str]:
     """The command line that serves ``spec`` on ``port``."""
     if spec.engine == "llamacpp":
@@ -64,7 +72,7 @@ def server_command(spec: ModelSpec, port: int, threads: int) -> list[str]:
             *spec.extra_server_args,
         ]
     if spec.engine == "vllm":
-        return [
+        command = [
             "vllm",
             "serve",
             spec.reference,
@@ -75,13 +83,17 @@ def server_command(spec: ModelSpec, port: int, threads: int) -> list[str]:
             "--port",
             str(port),
             "--tensor-parallel-size",
-            str(visible_gpus() or max(spec.gpus, 1)),
+            str(tensor_parallel_size(spec)),
             "--max-model-len",
             str(spec.context_length),
             "--seed",
             "0",
-            *spec.extra_server_args,
         ]
+        if spec.reasoning_parser:
+            command += ["--reasoning-parser", spec.reasoning_parser]
+        if spec.chat_template:
+            command += ["--chat-template", assets.resolve(spec.chat_template)]
+        return [*command, *spec.extra_server_args]
     raise RegistryError(f"model '{spec.name}': engine '{spec.engine}' starts no server")
 
 
@@ -122,12 +134,18 @@ def serve(
         key = os.environ.get(spec.api_key_env or "")
         if not key:
             raise RegistryError(f"model '{spec.name}': set the {spec.api_key_env} variable")
-        yield Endpoint(base_url=spec.base_url, api_key=key, served_model=spec.reference)
+        yield Endpoint(
+            base_url=spec.base_url,
+            api_key=key,
+            served_model=spec.reference,
+            extra_body=spec.request_options() or None,
+        )
         return
     port = free_port()
     command = server_command(spec, port, threads)
     base_url = f"http://127.0.0.1:{port}/v1"
     log.info("starting %s server: %s", spec.engine, " ".join(command))
+    log.info("CUDA_VISIBLE_DEVICES=%s", os.environ.get("CUDA_VISIBLE_DEVICES", "(unset)"))
     with open(log_path, "a", encoding="utf-8") as server_log:
         process = subprocess.Popen(
             command, stdout=server_log, stderr=subprocess.STDOUT, start_new_session=True
@@ -136,7 +154,12 @@ def serve(
         started = time.monotonic()
         wait_until_healthy(base_url, process, startup_timeout_s, log_path)
         log.info("%s ready at %s after %.1f s", spec.name, base_url, time.monotonic() - started)
-        yield Endpoint(base_url=base_url, api_key=LOCAL_KEY, served_model=spec.name)
+        yield Endpoint(
+            base_url=base_url,
+            api_key=LOCAL_KEY,
+            served_model=spec.name,
+            extra_body=spec.request_options() or None,
+        )
     finally:
         stop(process)
         log.info("%s server stopped", spec.name)

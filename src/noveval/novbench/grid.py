@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 
+from noveval.datasets import ReleaseFile, release_files
 from noveval.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -25,18 +24,21 @@ class Cell:
         return f"{self.strategy}-{self.perturbation}"
 
 
-def dataset_has_retrieval(path: str | Path) -> bool:
-    """Whether every record of a release file carries retrieved papers for RAG."""
-    records = json.loads(Path(path).read_text(encoding="utf-8"))
-    return bool(records) and all(record.get("retrieved_title") for record in records)
-
-
 @dataclass(frozen=True)
 class NovBenchGrid:
     cells: tuple[Cell, ...]
-    datasets: dict[str, str]
+    releases: dict[str, ReleaseFile]
     paraphrase_model: str
     omitted: tuple[str, ...]
+
+    @property
+    def datasets(self) -> dict[str, str]:
+        """Dataset name → the release file's local path (downloaded first when it has a URL)."""
+        return {name: release.path for name, release in self.releases.items()}
+
+    def downloads(self) -> dict[str, ReleaseFile]:
+        """The releases that the workflow downloads (not present locally)."""
+        return {name: r for name, r in self.releases.items() if r.url and not r.available}
 
     def cells_of(self, dataset: str) -> list[Cell]:
         return [cell for cell in self.cells if cell.dataset == dataset]
@@ -65,16 +67,14 @@ class NovBenchGrid:
 
 
 def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
-    """Expand the config into cells, checking names and keys before any job starts."""
+    """Expand the config into cells, checking every model and scorer name it uses."""
     section = config["novbench"]
     for name in section["models"]:
         registry.model(name)
-    datasets = dict(section["datasets"])
+    releases = release_files(section["datasets"], f"{config['results']}/downloads/novbench")
     cells, omitted = [], []
-    for dataset, path in datasets.items():
-        if not Path(path).is_file():
-            raise FileNotFoundError(f"novbench dataset '{dataset}': no file at {path}")
-        with_retrieval = dataset_has_retrieval(path)
+    for dataset, release in releases.items():
+        with_retrieval = release.has_retrieval()
         for model, strategy, perturbation in itertools.product(
             section["models"], section["strategies"], section["perturbations"]
         ):
@@ -85,10 +85,9 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
             omitted.append(
                 f"novbench/{dataset}: RAG cells left out, the dataset has no retrieved papers"
             )
-    grid = NovBenchGrid(tuple(cells), datasets, section["paraphrase_model"], tuple(omitted))
+    grid = NovBenchGrid(tuple(cells), releases, section["paraphrase_model"], tuple(omitted))
     if any(cell.perturbation == "change" for cell in cells):
         registry.model(grid.paraphrase_model)
-    registry.require_api_keys(grid.models_used())
     for reason in omitted:
         log.warning(reason)
     registry.encoder(section["scoring"]["relevance_encoder"])

@@ -6,6 +6,7 @@ import logging
 
 import pandas as pd
 
+from noveval import datasets
 from noveval.novbench import generation, perturbation, radar, records, tables
 from noveval.novbench.parsing import parse_evaluation
 from noveval.novbench.scoring import NovBenchScorer
@@ -27,6 +28,11 @@ PARSED_COLUMNS = [
     "unparseable",
     "error",
 ]
+
+
+def download_release(url: str, sha256: str | None, dataset: str, path: str) -> None:
+    """Fetch a dataset's release file (checked against its SHA-256 when the config gives one)."""
+    datasets.download(datasets.ReleaseFile(name=dataset, path=path, url=url, sha256=sha256))
 
 
 def load_papers(release_path: str, papers_path: str) -> None:

@@ -1,0 +1,26 @@
+from noveval.plan import grid_cells
+
+
+rule plan:
+    input:
+        config.get("plan", {}).get("sample", "data/sample/novbench_sample.json"),
+    output:
+        csv=f"{RESULTS}/plan/compute_plan.csv",
+        markdown=f"{RESULTS}/plan/compute_plan.md",
+    log:
+        f"{LOGS}/plan.log",
+    localrule: True
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        cells=grid_cells(NOVBENCH),
+        datasets=config["novbench"]["datasets"],
+        paraphrase_model=NOVBENCH.paraphrase_model,
+        novbench=config["novbench"],
+        decoding=config["decoding"],
+        inference=config["inference"],
+        plan=config.get("plan", {}),
+        registry=config["registry"],
+        downloads=f"{RESULTS}/downloads/novbench",
+    script:
+        "../scripts/plan.py"

@@ -1,0 +1,19 @@
+"""Rule plan: jobs, calls, tokens, GPU-hours and API cost of the configured grid (no model)."""
+
+from noveval.logs import log_to
+from noveval.plan import compute_plan
+
+with log_to(snakemake.log[0]):
+    compute_plan(
+        cells=snakemake.params.cells,
+        datasets=snakemake.params.datasets,
+        paraphrase_model=snakemake.params.paraphrase_model,
+        novbench=snakemake.params.novbench,
+        decoding=snakemake.params.decoding,
+        inference=snakemake.params.inference,
+        plan=snakemake.params.plan,
+        registry_path=snakemake.params.registry,
+        downloads=snakemake.params.downloads,
+        csv_path=snakemake.output.csv,
+        markdown_path=snakemake.output.markdown,
+    )

@@ -1,0 +1,105 @@
+"""Release files of a dataset: a local file, or a download (URL, checksum) with a declared size.
+
+A config names each dataset either by a path (``coling2020: path/to/file.json``) or by a mapping
+``{url, sha256, papers, retrieval}``; ``null`` drops a dataset that an overlay inherits.
+A release is downloaded to ``{downloads}/{name}.json``. Until it is there,
+the declared ``papers`` and ``retrieval`` stand in for it: the grid knows whether RAG cells exist
+and the compute plan knows the dataset's size, without a network and without the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import urllib.request
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ReleaseFile:
+    """Where a dataset's release-format JSON is, or comes from."""
+
+    name: str
+    path: str
+    url: str | None = None
+    sha256: str | None = None
+    papers: int | None = None
+    retrieval: bool | None = None
+
+    @property
+    def available(self) -> bool:
+        return Path(self.path).is_file()
+
+    @cached_property
+    def _records(self) -> list[dict]:
+        return json.loads(Path(self.path).read_text(encoding="utf-8"))
+
+    def paper_count(self) -> int:
+        """Records in the file, or the declared count while it is not downloaded."""
+        if self.available:
+            return len(self._records)
+        return self._declared("papers", self.papers)
+
+    def has_retrieval(self) -> bool:
+        """Whether every record carries retrieved papers (RAG), or the declared answer."""
+        if self.available:
+            records = self._records
+            return bool(records) and all(record.get("retrieved_title") for record in records)
+        return self._declared("retrieval", self.retrieval)
+
+    def _declared(self, key: str, value):
+        if value is None:
+            raise ValueError(
+                f"dataset '{self.name}': {self.path} is not downloaded yet and the config "
+                f"declares no '{key}'"
+            )
+        return value
+
+
+def release_files(datasets: dict, downloads: str | Path) -> dict[str, ReleaseFile]:
+    """The config's datasets section as release files; a missing file needs a URL."""
+    files = {}
+    for name, entry in datasets.items():
+        if entry is None:  # an overlay dropped it
+            continue
+        if isinstance(entry, str):
+            entry = {"path": entry}
+        path = entry.get("path") or f"{downloads}/{name}.json"  # a string entry is a path
+        release = ReleaseFile(
+            name=name,
+            path=str(path),
+            url=entry.get("url"),
+            sha256=entry.get("sha256"),
+            papers=entry.get("papers"),
+            retrieval=entry.get("retrieval"),
+        )
+        if not release.available and not release.url:
+            raise FileNotFoundError(f"novbench dataset '{name}': no file at {path}")
+        files[name] = release
+    return files
+
+
+def download(release: ReleaseFile, timeout_s: float = 300) -> None:
+    """Fetch a release file to its path, checking its SHA-256 when the config gives one."""
+    if not release.url:
+        raise ValueError(f"dataset '{release.name}': no URL to download from")
+    target = Path(release.path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_name(f".{target.name}.partial")
+    log.info("downloading %s to %s", release.url, target)
+    with urllib.request.urlopen(release.url, timeout=timeout_s) as answer:
+        staging.write_bytes(answer.read())
+    digest = hashlib.sha256(staging.read_bytes()).hexdigest()
+    if release.sha256 and digest != release.sha256:
+        staging.unlink()
+        raise ValueError(
+            f"dataset '{release.name}': {release.url} has SHA-256 {digest}, "
+            f"the config expects {release.sha256}"
+        )
+    staging.replace(target)
+    log.info("%s: %d bytes, SHA-256 %s", target, target.stat().st_size, digest)

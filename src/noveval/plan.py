@@ -1,0 +1,377 @@
+"""The compute plan: calls, tokens, GPU-hours and API cost of a grid, with no model and no GPU.
+
+Input tokens come from rendered prompts: each NovBench cell's prompts are rendered (by the same
+functions the requests rule uses) for the papers at hand, their characters counted and divided by
+``chars_per_token`` (4: the usual rule of thumb for English with BPE tokenizers), and the mean per
+call is scaled to the dataset's paper count. A dataset whose file is not on disk yet (declared by
+URL and size, see ``noveval.datasets``) is stood in for by the shipped sample's papers. Output
+tokens per call are an assumption: ``answer_tokens`` (the mean length of the model answers in
+NovBench's human-evaluation files), plus ``reasoning_tokens`` for models that reason, capped at
+``decoding.max_tokens``. GPU-hours = GPUs x (startup + output tokens / throughput) per job, with
+the registry's ``throughput_tokens_per_s``; prefill is neglected (an order of magnitude faster).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import pandas as pd
+
+from noveval.datasets import release_files
+from noveval.novbench import generation, perturbation, records
+from noveval.registry import ModelSpec, Registry, load_registry
+
+log = logging.getLogger(__name__)
+
+# registry throughputs are given for this many requests in flight (config/paper.yaml's concurrency)
+REFERENCE_CONCURRENCY = 16
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """The plan's assumptions (config key ``plan``)."""
+
+    chars_per_token: float = 4.0
+    answer_tokens: int = 700
+    reasoning_tokens: int = 1000
+    startup_min: float = 5.0
+    api_tokens_per_s: float = 50.0
+    runtime_safety: float = 1.5
+    sample: str = "data/sample/novbench_sample.json"
+
+    @classmethod
+    def from_config(cls, config: dict) -> PlanSettings:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (config.get("plan") or {}).items() if k in known})
+
+
+def text_tokens(text: str, settings: PlanSettings) -> int:
+    """Estimated tokens of a text: characters / chars_per_token, rounded up."""
+    return math.ceil(len(text) / settings.chars_per_token)
+
+
+def request_tokens(messages_json: str, settings: PlanSettings) -> int:
+    """Estimated prompt tokens of a call: its messages plus 4 tokens of chat framing each."""
+    messages = json.loads(messages_json)
+    return sum(text_tokens(m["content"], settings) + 4 for m in messages)
+
+
+def output_tokens_per_call(spec: ModelSpec, max_tokens: int, settings: PlanSettings) -> int:
+    """Assumed new tokens of one generation call (reasoning included), capped at max_tokens."""
+    wanted = settings.answer_tokens + (settings.reasoning_tokens if spec.reasoning else 0)
+    return min(max_tokens, wanted)
+
+
+def job_tokens_per_s(spec: ModelSpec, concurrency: int, settings: PlanSettings) -> float:
+    """Generated tokens per second of one inference job of ``spec``."""
+    if spec.engine == "api":
+        return settings.api_tokens_per_s * concurrency
+    throughput = spec.throughput_tokens_per_s or 0
+    if throughput <= 0:
+        raise ValueError(f"model '{spec.name}': models.yaml gives no throughput_tokens_per_s")
+    if spec.engine == "llamacpp":  # one request at a time: the figure is one stream's
+        return throughput
+    return throughput * min(concurrency, REFERENCE_CONCURRENCY) / REFERENCE_CONCURRENCY
+
+
+def job_hours(spec: ModelSpec, output_tokens: float, concurrency: int, settings) -> float:
+    """Wall-clock hours of one inference job: model start plus generation."""
+    startup = settings.startup_min / 60 if spec.engine != "api" else 0.0
+    return startup + output_tokens / job_tokens_per_s(spec, concurrency, settings) / 3600
+
+
+def runtime_minutes(
+    spec: ModelSpec, calls: int, max_tokens: int, concurrency: int, settings: PlanSettings
+) -> int:
+    """SLURM time limit of an inference job: the plan's estimate with a safety factor."""
+    output = calls * output_tokens_per_call(spec, max_tokens, settings)
+    hours = job_hours(spec, output, concurrency, settings)
+    return max(30, math.ceil(settings.runtime_safety * hours * 60 + 10))
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The calls of one inference job (one grid cell, or one dataset's paraphrases)."""
+
+    track: str
+    dataset: str
+    model: str
+    step: str  # generation | paraphrase
+    strategy: str
+    perturbation: str
+    papers: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    stand_in: bool  # token counts scaled from the shipped sample
+
+
+def grid_cells(grid) -> list[dict]:
+    """A grid's cells as plain dicts (rule params)."""
+    return [asdict(cell) for cell in grid.cells]
+
+
+def prompt_tokens(rows: list[dict], settings: PlanSettings) -> int:
+    """Estimated prompt tokens of rendered requests."""
+    return sum(request_tokens(row["messages"], settings) for row in rows)
+
+
+def novbench_workloads(
+    cells: list[dict],
+    datasets: dict,
+    paraphrase_model: str,
+    novbench: dict,
+    decoding: dict,
+    registry: Registry,
+    downloads: str,
+    settings: PlanSettings,
+) -> list[Workload]:
+    """One workload per NovBench inference job of the grid ``cells``."""
+    releases = release_files(datasets, downloads)
+    workloads = []
+    for dataset in dict.fromkeys(cell["dataset"] for cell in cells):
+        release = releases[dataset]
+        source = release.path if release.available else settings.sample
+        papers = records.load_release(source)
+        size = release.paper_count()
+        scale = size / len(papers)
+        log.info("%s: %d papers; prompts rendered from %s", dataset, size, source)
+        mine = [cell for cell in cells if cell["dataset"] == dataset]
+        rendered = {}
+        for strategy, kind in dict.fromkeys((c["strategy"], c["perturbation"]) for c in mine):
+            # `change` inputs are paraphrases (a model's output): the originals stand in for them
+            inputs = papers
+            if kind == "del":
+                inputs = perturbation.delete_sentences(
+                    papers, novbench["keep_fraction"], novbench["seed"]
+                )
+            rows = generation.generation_requests(
+                inputs, papers, strategy, "plan", "plan", decoding, novbench
+            )
+            rendered[strategy, kind] = round(prompt_tokens(rows, settings) * scale)
+        common = {"track": "novbench", "dataset": dataset, "papers": size}
+        common["stand_in"] = not release.available
+        for cell in mine:
+            spec = registry.model(cell["model"])
+            per_call = output_tokens_per_call(spec, decoding["max_tokens"], settings)
+            workloads.append(
+                Workload(
+                    **common,
+                    model=cell["model"],
+                    step="generation",
+                    strategy=cell["strategy"],
+                    perturbation=cell["perturbation"],
+                    calls=size,
+                    input_tokens=rendered[cell["strategy"], cell["perturbation"]],
+                    output_tokens=size * per_call,
+                )
+            )
+        if any(cell["perturbation"] == "change" for cell in mine):
+            spec = registry.model(paraphrase_model)
+            rows = perturbation.paraphrase_requests(papers, paraphrase_model, "plan", decoding)
+            # a paraphrase is about as long as its sentence
+            sentences = [s for descriptions in papers["descriptions"] for s in descriptions]
+            answer = math.ceil(sum(text_tokens(s, settings) for s in sentences) / len(sentences))
+            reasoning = settings.reasoning_tokens if spec.reasoning else 0
+            calls = round(len(rows) * scale)
+            workloads.append(
+                Workload(
+                    **common,
+                    model=paraphrase_model,
+                    step="paraphrase",
+                    strategy="-",
+                    perturbation="change",
+                    calls=calls,
+                    input_tokens=round(prompt_tokens(rows, settings) * scale),
+                    output_tokens=calls * min(decoding["max_tokens"], answer + reasoning),
+                )
+            )
+    return workloads
+
+
+PLAN_COLUMNS = [
+    "track",
+    "model",
+    "engine",
+    "rule",
+    "step",
+    "jobs",
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "gpus_per_job",
+    "gpu_model",
+    "gpu_hours",
+    "gpu_hours_unperturbed",
+    "job_hours_max",
+    "api_cost_usd",
+]
+
+
+def plan_table(
+    workloads: list[Workload], registry: Registry, concurrency: int, settings: PlanSettings
+) -> pd.DataFrame:
+    """Per track × model × step: jobs, calls, tokens, GPUs, GPU-hours and API cost; and totals."""
+    rows = []
+    for workload in workloads:
+        spec = registry.model(workload.model)
+        hours = job_hours(spec, workload.output_tokens, concurrency, settings)
+        rows.append(
+            {
+                **asdict(workload),
+                "engine": spec.engine,
+                "rule": "infer",
+                "gpus_per_job": spec.gpus,
+                "gpu_model": spec.gpu_model or "",
+                "job_hours": hours,
+                "gpu_hours": spec.gpus * hours,
+                "api_cost_usd": spec.cost_usd(workload.input_tokens, workload.output_tokens)
+                if spec.engine == "api"
+                else 0.0,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return pd.DataFrame(columns=PLAN_COLUMNS)
+    frame["gpu_hours_unperturbed"] = frame["gpu_hours"].where(frame["perturbation"] == "none", 0.0)
+    keys = ["track", "model", "engine", "rule", "step", "gpus_per_job", "gpu_model"]
+    table = (
+        frame.groupby(keys, sort=False)
+        .agg(
+            jobs=("calls", "size"),
+            requests=("calls", "sum"),
+            input_tokens=("input_tokens", "sum"),
+            output_tokens=("output_tokens", "sum"),
+            gpu_hours=("gpu_hours", "sum"),
+            gpu_hours_unperturbed=("gpu_hours_unperturbed", "sum"),
+            job_hours_max=("job_hours", "max"),
+            api_cost_usd=("api_cost_usd", "sum"),
+        )
+        .reset_index()
+    )
+    total = table.sum(numeric_only=True)
+    total["job_hours_max"] = table["job_hours_max"].max()
+    total["gpus_per_job"] = table["gpus_per_job"].max()
+    total = {**dict.fromkeys(keys, ""), **total.to_dict(), "track": "total", "model": "all"}
+    table = pd.concat([table, pd.DataFrame([total])], ignore_index=True)
+    for column in ("jobs", "requests", "input_tokens", "output_tokens", "gpus_per_job"):
+        table[column] = table[column].astype(int)
+    for column in ("gpu_hours", "gpu_hours_unperturbed", "job_hours_max", "api_cost_usd"):
+        table[column] = table[column].round(2)
+    return table[PLAN_COLUMNS]
+
+
+PAPER_GPU_HOURS = (5, 70)  # NovBench paper: GPU-hours per model
+
+
+def plan_notes(
+    table: pd.DataFrame, workloads: list[Workload], settings: PlanSettings, decoding: dict
+) -> str:
+    """The assumptions behind the numbers, and how they compare with the papers', in words."""
+    lines = [
+        f"- Input tokens: rendered prompts, {settings.chars_per_token:g} characters per token.",
+        f"- Output tokens per call: {settings.answer_tokens} (answer) + "
+        f"{settings.reasoning_tokens} for reasoning models, capped at "
+        f"decoding.max_tokens = {decoding['max_tokens']}. `change` prompts are estimated from "
+        "the unperturbed descriptions (paraphrases are a model's output).",
+        f"- GPU-hours: GPUs x ({settings.startup_min:g} min model start + output tokens / the "
+        "registry's throughput_tokens_per_s) per job: estimates from memory bandwidth for vLLM "
+        f"with {REFERENCE_CONCURRENCY} requests in flight (see config/models.yaml); replace them "
+        "with measured values after a pilot run. gpu_hours_unperturbed: the cells without "
+        "perturbation, the ones the NovBench paper ran for every model.",
+        "- API cost: list prices per million tokens (models.yaml), reasoning tokens billed as "
+        "output.",
+        "- Not estimated here: metric scoring (CPU, no model calls) and the judge-instability "
+        "track.",
+    ]
+    stand_ins = sorted({w.dataset for w in workloads if w.stand_in})
+    if stand_ins:
+        lines.append(
+            f"- {', '.join(stand_ins)}: not downloaded yet; prompts rendered from "
+            f"{settings.sample} and scaled to the declared number of papers."
+        )
+    lines.append(_paper_comparison(table))
+    return "\n".join(lines)
+
+
+def _span(values: pd.Series, digits: int) -> str:
+    low, high = f"{values.min():.{digits}f}", f"{values.max():.{digits}f}"
+    return low if low == high else f"{low}-{high}"
+
+
+def _paper_comparison(table: pd.DataFrame) -> str:
+    """Which GPU models fall outside the NovBench paper's 5-70 GPU-hours per model, and why."""
+    low, high = PAPER_GPU_HOURS
+    gpu = table[(table["track"] == "novbench") & (table["gpus_per_job"] > 0)]
+    per_model = gpu.groupby("model", sort=False)[["gpu_hours", "gpu_hours_unperturbed"]].sum()
+    if per_model.empty:
+        return "- No model of this grid runs on GPUs."
+    inside = per_model["gpu_hours"].between(low, high)
+    text = (
+        f"- The NovBench paper reports {low}-{high} GPU-hours per model; "
+        f"{int(inside.sum())} of the {len(per_model)} GPU models of this grid fall within."
+    )
+    below = per_model[per_model["gpu_hours"] < low]
+    if not below.empty:
+        text += (
+            f" Below: {', '.join(below.index)} ({_span(below['gpu_hours'], 1)} h): small models "
+            f"with short answers, and vLLM serves {REFERENCE_CONCURRENCY} requests at once where "
+            "the authors' scripts called `generate` one paper at a time."
+        )
+    above = per_model[per_model["gpu_hours"] > high]
+    if not above.empty:
+        text += (
+            f" Above: {', '.join(above.index)} ({_span(above['gpu_hours'], 0)} h): this grid "
+            "runs every model through the `change` and `del` perturbations, which the paper ran "
+            "with GPT-4o only (on 100 papers); the unperturbed cells take "
+            f"{_span(above['gpu_hours_unperturbed'], 0)} h."
+        )
+    return text
+
+
+def write_plan(table: pd.DataFrame, notes: str, csv_path: str | Path, markdown_path: str | Path):
+    """compute_plan.csv (full precision) and compute_plan.md (table and notes)."""
+    Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(csv_path, index=False)
+    shown = table.copy()
+    for column in ("input_tokens", "output_tokens"):
+        shown[column] = (shown[column] / 1e6).round(2)
+    shown = shown.rename(columns={"input_tokens": "input_Mtok", "output_tokens": "output_Mtok"})
+    text = f"# Compute plan\n\n{shown.to_markdown(index=False)}\n\n## Assumptions\n\n{notes}\n"
+    Path(markdown_path).write_text(text)
+
+
+def compute_plan(
+    cells: list[dict],
+    datasets: dict,
+    paraphrase_model: str,
+    novbench: dict,
+    decoding: dict,
+    inference: dict,
+    plan: dict,
+    registry_path: str,
+    downloads: str,
+    csv_path: str,
+    markdown_path: str,
+) -> None:
+    """Rule plan: the compute plan of the configured grid."""
+    settings = PlanSettings.from_config({"plan": plan})
+    registry = load_registry(registry_path)
+    workloads = novbench_workloads(
+        cells, datasets, paraphrase_model, novbench, decoding, registry, downloads, settings
+    )
+    table = plan_table(workloads, registry, inference["concurrency"], settings)
+    notes = plan_notes(table, workloads, settings, decoding)
+    write_plan(table, notes, csv_path, markdown_path)
+    total = table.iloc[-1]
+    log.info(
+        "plan: %d jobs, %d calls, %.1f GPU-hours, %.2f USD of API calls",
+        total["jobs"],
+        total["requests"],
+        total["gpu_hours"],
+        total["api_cost_usd"],
+    )

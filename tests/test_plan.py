@@ -1,0 +1,231 @@
+"""The paper registry, SLURM job sizing, the vLLM command line and the compute plan (no model)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO, SAMPLE, run_snakemake, snakemake_env, write_yaml
+from snakemake.utils import update_config, validate
+
+from noveval import cluster
+from noveval.datasets import download, release_files
+from noveval.engines.servers import server_command
+from noveval.plan import (
+    PlanSettings,
+    novbench_workloads,
+    output_tokens_per_call,
+    plan_table,
+    runtime_minutes,
+)
+from noveval.registry import load_registry
+from noveval.requests import REQUEST_COLUMNS, build_request, write_table
+
+REGISTRY = load_registry(REPO / "config" / "models.yaml")
+PAPER = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+NOVBENCH_MODELS = PAPER["novbench"]["models"]
+JUDGES = ["gpt-5.1", "gpt-5.2", "gpt-5.4"] + [
+    f"claude-{name}" for name in ("sonnet-4-5", "opus-4-5", "opus-4-6")
+]
+ONE_A100 = {"qwen3-32b", "qwen3-14b", "qwen3-8b", "deepseek-r1-distill-qwen-14b",
+            "deepseek-r1-distill-llama-8b", "gpt-oss-20b", "cyclereviewer-8b", "deepreviewer-7b",
+            "llama-openreviewer-8b", "reviewer2", "sea-e", "sea-s"}  # fmt: skip
+TWO_A100 = {"deepseek-r1-distill-llama-70b", "cyclereviewer-70b", "deepreviewer-14b"}
+
+
+def paper_config() -> dict:
+    """config/config.yaml with config/paper.yaml merged in, as Snakemake merges overlays."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    update_config(config, PAPER)
+    return config
+
+
+def test_registry_holds_both_studies_with_the_papers_allocation():
+    assert len(NOVBENCH_MODELS) == 19
+    assert {"smollm2-135m", "qwen3-8b", "gpt-4o", *NOVBENCH_MODELS, *JUDGES} <= set(REGISTRY.models)
+    for name in NOVBENCH_MODELS + JUDGES:
+        spec = REGISTRY.model(name)
+        assert name == name.lower() and " " not in name
+        if spec.engine == "api":
+            assert spec.api_key_env and spec.base_url and spec.price_per_million["output"] > 0
+            assert spec.gpus == 0
+            continue
+        assert spec.engine == "vllm" and "/" in spec.reference and spec.throughput_tokens_per_s
+        allocation = (spec.gpus, spec.gpu_model)
+        if name in ONE_A100:
+            assert allocation == (1, "a100"), name
+        elif name in TWO_A100:
+            assert allocation == (2, "a100"), name
+        else:
+            assert name == "gpt-oss-120b" and allocation == (2, "h100")
+    anthropic = REGISTRY.model("claude-opus-4-6")
+    assert anthropic.api_key_env == "ANTHROPIC_API_KEY" and "anthropic.com" in anthropic.base_url
+
+
+def test_paper_overlay_validates_and_selects_the_whole_grid():
+    config = paper_config()
+    validate(config, str(REPO / "config" / "schemas" / "config.schema.yaml"))
+    section = config["novbench"]
+    assert config["decoding"]["max_tokens"] == 4096
+    assert section["strategies"] == ["zero", "few", "rag"]
+    assert section["perturbations"] == ["none", "change", "del"]
+    releases = release_files(section["datasets"], "downloads")
+    assert set(releases) == {"emnlp2023", "coling2020"}  # the sample is dropped
+    assert releases["emnlp2023"].paper_count() == 1684 and releases["emnlp2023"].has_retrieval()
+    assert releases["emnlp2023"].url.endswith("/data/Final_data.json")
+
+
+def test_slurm_resources_follow_the_allocation(tmp_path):
+    config = {"decoding": {"max_tokens": 4096}, "inference": {"concurrency": 16}}
+    resources = cluster.inference_resources(REGISTRY, config)
+
+    class Wildcards:
+        model = "deepseek-r1-distill-llama-70b"
+
+    assert resources["gpu"](Wildcards) == 2 and resources["gpu_model"](Wildcards) == "a100"
+    assert resources["cpus_per_gpu"](Wildcards) == 8 and resources["mem_mb"](Wildcards) == 128_000
+    spec = REGISTRY.model(Wildcards.model)
+    requests = tmp_path / "requests.parquet"
+    rows = [
+        build_request(f"p{i}", spec.name, spec.reference, [{"role": "user", "content": "x"}], {
+            "temperature": 0.0, "seed": 0, "max_tokens": 4096})
+        for i in range(40)
+    ]  # fmt: skip
+    write_table(rows, REQUEST_COLUMNS, requests)
+    minutes = resources["runtime"](Wildcards, [str(requests)])
+    settings = PlanSettings()
+    assert minutes == runtime_minutes(spec, 40, 4096, 16, settings)
+    hours = 5 / 60 + 40 * 1700 / 100 / 3600  # start + 40 calls x 1,700 tokens at 100 tokens/s
+    assert minutes == math.ceil(1.5 * hours * 60 + 10)
+    with pytest.raises(FileNotFoundError) as missing:
+        resources["runtime"](Wildcards, [str(tmp_path / "later.parquet")])
+    assert missing.value.filename == str(tmp_path / "later.parquet")
+
+    Wildcards.model = "gpt-4o"
+    assert [resources[k](Wildcards) for k in ("gpu", "gpu_model", "cpus_per_gpu")] == [0, "", 0]
+    assert cluster.inference_env(REGISTRY.model("qwen3-8b")) == "inference-vllm.yaml"
+    assert cluster.inference_env(REGISTRY.model("gpt-4o")) == "noveval.yaml"
+
+
+def test_vllm_serves_on_the_gpus_the_job_got(monkeypatch):
+    spec = REGISTRY.model("gpt-oss-120b")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    command = server_command(spec, 8123, threads=8)
+    assert command[:3] == ["vllm", "serve", "openai/gpt-oss-120b"]
+    options = dict(zip(command[3::2], command[4::2]))
+    assert options["--tensor-parallel-size"] == "2" and options["--max-model-len"] == "16384"
+    assert options["--served-model-name"] == "gpt-oss-120b" and options["--port"] == "8123"
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    qwen = REGISTRY.model("qwen3-32b")
+    command = server_command(qwen, 8123, threads=8)
+    assert command[command.index("--tensor-parallel-size") + 1] == "1"
+    assert command[-2:] == ["--gpu-memory-utilization", "0.95"]
+    assert qwen.request_options() == {"chat_template_kwargs": {"enable_thinking": True}}
+    assert REGISTRY.model("gpt-5.4").request_options() == {}  # the judge track sets it per call
+    effort = replace(REGISTRY.model("gpt-5"), reasoning_effort="minimal")
+    assert effort.request_options() == {"reasoning_effort": "minimal"}
+    parsed = replace(qwen, reasoning_parser="qwen3", chat_template="t.jinja")
+    command = server_command(parsed, 8123, threads=8)
+    assert "--reasoning-parser" in command and "--chat-template" in command
+
+
+def test_plan_scales_rendered_prompts_to_a_declared_dataset():
+    settings = PlanSettings()
+    decoding = {"temperature": 0.0, "seed": 0, "max_tokens": 4096}
+    novbench = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["novbench"]
+    cells = [
+        {"dataset": name, "model": model, "strategy": "zero", "perturbation": perturbation}
+        for name in ("here", "declared")
+        for model in ("qwen3-8b", "gpt-4o")
+        for perturbation in ("none", "change")
+    ]
+    datasets = {
+        "here": str(SAMPLE),
+        "declared": {"url": "https://example.org/x.json", "papers": 700, "retrieval": True},
+    }
+    workloads = novbench_workloads(
+        cells, datasets, "gpt-4o-mini", novbench, decoding, REGISTRY, "nowhere", settings
+    )
+    by_key = {(w.dataset, w.model, w.step, w.perturbation): w for w in workloads}
+    sample_papers = len(json.loads(SAMPLE.read_text()))
+    here = by_key["here", "qwen3-8b", "generation", "none"]
+    declared = by_key["declared", "qwen3-8b", "generation", "none"]
+    assert here.calls == sample_papers and not here.stand_in
+    assert declared.calls == 700 and declared.stand_in
+    assert declared.input_tokens == pytest.approx(here.input_tokens * 700 / sample_papers, abs=1)
+    assert declared.output_tokens == 700 * 1700  # 700-token answer + 1,000 reasoning tokens
+    assert by_key["declared", "gpt-4o", "generation", "none"].output_tokens == 700 * 700
+    paraphrase = by_key["declared", "gpt-4o-mini", "paraphrase", "change"]
+    assert paraphrase.calls > 700  # one call per description
+
+    table = plan_table(workloads, REGISTRY, 16, settings).set_index(["model", "step"])
+    qwen = table.loc["qwen3-8b", "generation"]
+    assert qwen["jobs"] == 4 and qwen["requests"] == 2 * (700 + sample_papers)
+    expected = 4 * 5 / 60 + qwen["output_tokens"] / 1000 / 3600  # GPUs x (starts + generation)
+    assert qwen["gpu_hours"] == pytest.approx(expected, abs=0.01)
+    assert qwen["gpu_hours_unperturbed"] == pytest.approx(expected / 2, abs=0.01)
+    gpt = table.loc["gpt-4o", "generation"]
+    cost = (gpt["input_tokens"] * 2.5 + gpt["output_tokens"] * 10.0) / 1e6
+    assert gpt["gpu_hours"] == 0 and gpt["api_cost_usd"] == pytest.approx(cost, abs=0.01)
+    total = table.loc["all", ""]
+    assert total["requests"] == table["requests"].iloc[:-1].sum()
+    assert output_tokens_per_call(REGISTRY.model("qwen3-8b"), 320, settings) == 320
+
+
+@pytest.mark.workflow
+def test_plan_target_needs_no_model_and_no_key(tmp_path):
+    results = tmp_path / "results"
+    overlay = write_yaml(
+        tmp_path / "plan.yaml",
+        {"results": str(results), "novbench": {"models": ["smollm2-135m", "gpt-4o"]}},
+    )
+    arguments = ["--cores", "1", "plan", "--configfile", "config/config.yaml", str(overlay)]
+    result = run_snakemake(*arguments, env=snakemake_env(OPENAI_API_KEY=""))
+    assert "rule infer" not in result.stdout + result.stderr
+    table = pd.read_csv(results / "plan" / "compute_plan.csv")
+    assert set(table["model"]) == {"smollm2-135m", "gpt-4o", "all"}
+    assert table.iloc[-1]["api_cost_usd"] > 0
+    markdown = (results / "plan" / "compute_plan.md").read_text()
+    assert "| gpt-4o" in markdown and "characters per token" in markdown
+
+
+@pytest.mark.workflow
+def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(tmp_path):
+    overlay = write_yaml(tmp_path / "results.yaml", {"results": str(tmp_path / "results")})
+    configs = ["--configfile", "config/config.yaml", "config/paper.yaml", str(overlay)]
+    env = snakemake_env(OPENAI_API_KEY="", GEMINI_API_KEY="", SLURM_CONF="/nonexistent")
+    dry = run_snakemake("-n", "--profile", "profiles/slurm", *configs, env=env)
+    planned = dry.stdout + dry.stderr
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
+    assert jobs["novbench_requests"] == str(19 * (9 + 6))  # EMNLP: 9 cells, COLING (no RAG): 6
+    assert jobs["novbench_download"] == "2" and "Group job scores" in planned
+    run_snakemake("--cores", "1", "plan", *configs, env=env)
+    table = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
+    models = table[(table["track"] == "novbench") & (table["gpus_per_job"] > 0)]
+    assert set(models["model"]) == set(NOVBENCH_MODELS) - {"gpt-4o", "gpt-5", "gemini-2.5-flash"}
+    assert (models["gpu_hours"] > 0).all() and table.iloc[-1]["api_cost_usd"] > 0
+
+
+def test_release_download_checks_its_digest(tmp_path):
+    digest = hashlib.sha256(SAMPLE.read_bytes()).hexdigest()
+    entry = {"url": SAMPLE.as_uri(), "sha256": digest, "papers": 7, "retrieval": True}
+    release = release_files({"sample": entry, "gone": None}, tmp_path / "downloads")
+    assert set(release) == {"sample"}
+    release = release["sample"]
+    assert not release.available and release.paper_count() == 7 and release.has_retrieval()
+    download(release)
+    assert Path(release.path).read_bytes() == SAMPLE.read_bytes()
+    assert release.paper_count() == len(json.loads(SAMPLE.read_text()))
+    wrong = replace(release, path=str(tmp_path / "wrong.json"), sha256="0" * 64)
+    with pytest.raises(ValueError, match="has SHA-256"):
+        download(wrong)
+    assert not Path(wrong.path).exists()
+    with pytest.raises(FileNotFoundError, match="novbench dataset 'x': no file at"):
+        release_files({"x": str(tmp_path / "missing.json")}, tmp_path)

@@ -1,0 +1,173 @@
+"""The workflow through `--profile profiles/slurm` on a real single-node SLURM cluster.
+
+tests/slurm/start-cluster.sh starts munge, slurmctld and slurmd in a sandbox with two fake GPUs
+(type a100); the test runs a tiny NovBench grid whose model (the local SmolLM2) asks for one GPU,
+checks where and how every job ran, and compares the table with a local-executor run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO, run_snakemake, sample_subset, snakemake_env, write_yaml
+
+pytestmark = [pytest.mark.workflow, pytest.mark.model]
+
+SCRIPTS = REPO / "tests" / "slurm"
+DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")
+GPU_MODEL = "smollm2-135m-gpu"
+JOB_ID = re.compile(r"SLURM_JOB_ID=(\d+) CUDA_VISIBLE_DEVICES=(\S+)")
+
+
+def slurm_binary(name: str) -> str | None:
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin:/sbin")
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster(tmp_path_factory):
+    """A running cluster: the environment that reaches it; stopped by PID at the end."""
+    missing = [name for name in DAEMONS if slurm_binary(name) is None]
+    if missing:
+        pytest.skip(
+            f"SLURM is not installed ({', '.join(missing)} missing); .ci/run installs Debian's "
+            "slurm-wlm slurmctld slurmd slurm-client munge"
+        )
+    sandbox = tmp_path_factory.mktemp("slurm")
+    path = f"/usr/sbin:/sbin:{os.environ['PATH']}"
+    started = subprocess.run(
+        [SCRIPTS / "start-cluster.sh", sandbox],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": path},
+        timeout=120,
+    )
+    try:
+        assert started.returncode == 0, f"cluster did not start:\n{started.stdout}{started.stderr}"
+        yield {
+            "SLURM_CONF": str(sandbox / "etc" / "slurm.conf"),
+            # the srun wrapper (it puts SLURM_CONF back for the job step), then this interpreter
+            "PATH": f"{sandbox / 'bin'}:{Path(sys.executable).parent}:{path}",
+        }
+    finally:
+        subprocess.run([SCRIPTS / "stop-cluster.sh", sandbox], timeout=60)
+
+
+def tiny_run(tmp_path: Path, name: str, dataset: Path, registry: Path) -> tuple[Path, list[str]]:
+    """An overlay for a one-paper, one-cell grid of the GPU model; and its target files."""
+    results = tmp_path / name
+    overlay = write_yaml(
+        tmp_path / f"{name}.yaml",
+        {
+            "registry": str(registry),
+            "results": str(results),
+            "decoding": {"max_tokens": 32},
+            "novbench": {
+                "datasets": {"tiny": str(dataset)},
+                "models": [GPU_MODEL],
+                "strategies": ["zero"],
+                "perturbations": ["none"],
+            },
+        },
+    )
+    targets = [str(results / "novbench" / "tiny" / f) for f in ("table.csv", "sentiment_radar.png")]
+    return overlay, targets
+
+
+def gpu_registry(tmp_path: Path) -> Path:
+    """The registry plus the local SmolLM2 declared as a one-GPU model (as vLLM models are)."""
+    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
+    local = registry["models"]["smollm2-135m"]
+    registry["models"][GPU_MODEL] = {
+        **local,
+        "gpus": 1,
+        "gpu_model": "a100",
+        "cpus_per_gpu": 1,
+        "mem_mb": 3000,
+    }
+    return write_yaml(tmp_path / "models.yaml", registry)
+
+
+def scontrol_job(job_id: str, env: dict) -> dict[str, str]:
+    """The fields of a finished job that slurmctld still holds (MinJobAge=600)."""
+    shown = subprocess.run(
+        ["scontrol", "show", "job", "--oneliner", job_id],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    return dict(re.findall(r"(\w+)=(\S*)", shown))
+
+
+def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
+    dataset = sample_subset(tmp_path, 1)
+    registry = gpu_registry(tmp_path)
+    env = snakemake_env(**slurm_cluster, NOVEVAL_SLURM_SITE=str(SCRIPTS / "ci-site.yaml"))
+    overlay, targets = tiny_run(tmp_path, "on-slurm", dataset, registry)
+    run_snakemake(
+        *targets,
+        "--profile",
+        "profiles/slurm",
+        "--cores",
+        "2",
+        "--slurm-logdir",
+        str(tmp_path / "slurm-logs"),
+        "--configfile",
+        str(overlay),
+        env=env,
+    )
+
+    # Every job ran as a SLURM job: each rule log names its job id, and slurmctld knows it.
+    logs = tmp_path / "on-slurm" / "logs" / "novbench" / "tiny"
+    expected = {
+        "papers": logs / "papers.log",
+        "inputs": logs / "inputs-none.log",
+        "requests": logs / GPU_MODEL / "zero-none" / "requests.log",
+        "infer": logs / GPU_MODEL / "zero-none" / "infer.log",
+        "parse": logs / GPU_MODEL / "zero-none" / "parse.log",
+        "score": logs / GPU_MODEL / "score.log",
+        "human": logs / "human" / "score.log",
+        "table": logs / "table.log",
+        "radar": logs / "sentiment_radar.log",
+    }
+    assert sorted(logs.rglob("*.log")) == sorted(expected.values())
+    found = {step: JOB_ID.search(path.read_text()) for step, path in expected.items()}
+    assert all(found.values()), {step: bool(match) for step, match in found.items()}
+    job_of = {step: match.group(1) for step, match in found.items()}
+    jobs = {job: scontrol_job(job, env) for job in set(job_of.values())}
+    assert {fields["JobState"] for fields in jobs.values()} == {"COMPLETED"}
+
+    # The GPU rule asked for its model's GPU and saw it; the others got none.
+    infer = jobs[job_of["infer"]]
+    assert infer["TresPerJob"] == "gres:gpu:a100:1" and infer["Partition"] == "gpu"
+    assert found["infer"].group(2) == "0"
+    cpu_steps = [step for step in job_of if step != "infer"]
+    assert all(found[step].group(2) == "(unset)" for step in cpu_steps)
+    assert all(jobs[job_of[step]]["Partition"] == "cpu" for step in cpu_steps)
+
+    # Small CPU rules ran as groups: one SLURM job for each group.
+    for group, steps in {
+        "inputs": ("papers", "inputs"),
+        "scores": ("parse", "score"),
+        "report": ("table", "radar"),
+    }.items():
+        assert len({job_of[step] for step in steps}) == 1, (group, job_of)
+        assert jobs[job_of[steps[0]]]["Comment"].startswith(f"rule_{group}_")
+    assert len(jobs) == 6  # 9 rule jobs in 6 SLURM jobs
+    assert (tmp_path / "slurm-logs" / "group_scores_novbench_parse_novbench_score").is_dir()
+
+    # The same grid on the local executor gives the same table.
+    local_overlay, local_targets = tiny_run(tmp_path, "local", dataset, registry)
+    run_snakemake(*local_targets, "--profile", "profiles/local", "--configfile", str(local_overlay))
+    on_slurm = pd.read_csv(targets[0])
+    local = pd.read_csv(local_targets[0])
+    pd.testing.assert_frame_equal(on_slurm, local)
+    assert list(on_slurm["model"]) == ["human", GPU_MODEL] and (on_slurm["n_papers"] == 1).all()
