@@ -9,7 +9,11 @@ from noveval.registry import load_registry
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The default config applies when no --configfile is given; given files replace it (they merge
+# with each other in order), so a test or a study can name exactly its datasets.
+if not config:
+
+    configfile: "config/config.yaml"
 
 
 validate(config, "config/schemas/config.schema.yaml")

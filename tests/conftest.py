@@ -67,6 +67,7 @@ def tiny_config(tmp_path):
         config["results"] = str(tmp_path / "results")
         config["decoding"]["max_tokens"] = 48
         config["novbench"].update(novbench)
+        config["judges"]["datasets"] = {}
         config.update(top or {})
         return write_yaml(tmp_path / name, config)
 

@@ -42,6 +42,7 @@ def targets(tmp_path, formats=("pairwise", "pointwise"), figures=True) -> list[s
 def judges_config(tmp_path, release: dict, top: dict | None = None, **judges) -> str:
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["results"] = str(tmp_path / "results")
+    config["novbench"]["datasets"] = {}
     config["judges"].update(
         {
             "datasets": {"tiny": release},

@@ -121,6 +121,7 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
         "--slurm-logdir",
         str(tmp_path / "slurm-logs"),
         "--configfile",
+        "config/config.yaml",
         str(overlay),
         env=env,
     )
@@ -166,7 +167,14 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
 
     # The same grid on the local executor gives the same table.
     local_overlay, local_targets = tiny_run(tmp_path, "local", dataset, registry)
-    run_snakemake(*local_targets, "--profile", "profiles/local", "--configfile", str(local_overlay))
+    run_snakemake(
+        *local_targets,
+        "--profile",
+        "profiles/local",
+        "--configfile",
+        "config/config.yaml",
+        str(local_overlay),
+    )
     on_slurm = pd.read_csv(targets[0])
     local = pd.read_csv(local_targets[0])
     pd.testing.assert_frame_equal(on_slurm, local)
