@@ -10,11 +10,16 @@ from pathlib import Path
 
 import pytest
 import yaml
+from recording_proxy import RecordingProxy
+
+from noveval.engines.servers import serve
+from noveval.registry import load_registry
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 SAMPLE = REPO / "data" / "sample" / "novbench_sample.json"
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+PROXIED_MODEL = "proxied-smollm2"
 
 
 def shared_file(*parts: str) -> Path:
@@ -72,3 +77,27 @@ def tiny_config(tmp_path):
         return write_yaml(tmp_path / name, config)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def proxied_server(tmp_path_factory):
+    """The real SmolLM2 llama.cpp server behind a proxy that records every call's request id."""
+    log_path = tmp_path_factory.mktemp("server") / "server.log"
+    spec = load_registry(REPO / "config" / "models.yaml").model("smollm2-135m")
+    with serve(spec, log_path, startup_timeout_s=120, threads=2) as endpoint:
+        with RecordingProxy(endpoint.base_url) as proxy:
+            yield proxy
+
+
+def proxied_registry(tmp_path: Path, base_url: str) -> Path:
+    """The registry plus an API model that reaches the local server through the proxy."""
+    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
+    registry["models"][PROXIED_MODEL] = {
+        "engine": "api",
+        "reference": "smollm2-135m",
+        "base_url": base_url,
+        "api_key_env": "NOVEVAL_TEST_KEY",
+        "context_length": 8192,
+        "price_per_million": {"input": 1.0, "output": 2.0},
+    }
+    return write_yaml(tmp_path / "models.yaml", registry)

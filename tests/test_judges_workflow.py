@@ -5,12 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, run_snakemake, snakemake_env, write_yaml
-from recording_proxy import RecordingProxy
-from test_resume import MODEL, proxied_registry
-
-from noveval.engines.servers import serve
-from noveval.registry import load_registry
+from conftest import PROXIED_MODEL as MODEL
+from conftest import REPO, proxied_registry, run_snakemake, snakemake_env, write_yaml
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
 
@@ -105,15 +101,6 @@ def test_tiny_judge_grid_end_to_end(tmp_path):
     assert "rule judges_tables:" in planned and "rule judges_motivation:" in planned
     for expensive in ("infer", "judges_verdicts", "judges_metrics"):
         assert f"rule {expensive}:" not in planned
-
-
-@pytest.fixture(scope="module")
-def proxied_server(tmp_path_factory):
-    log_path = tmp_path_factory.mktemp("server") / "server.log"
-    spec = load_registry(REPO / "config" / "models.yaml").model("smollm2-135m")
-    with serve(spec, log_path, startup_timeout_s=120, threads=2) as endpoint:
-        with RecordingProxy(endpoint.base_url) as proxy:
-            yield proxy
 
 
 def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):

@@ -10,39 +10,10 @@ import time
 
 import pandas as pd
 import pytest
-import yaml
-from conftest import REPO, SNAKEMAKE, run_snakemake, sample_subset, snakemake_env, write_yaml
-from recording_proxy import RecordingProxy
-
-from noveval.engines.servers import serve
-from noveval.registry import load_registry
+from conftest import PROXIED_MODEL as MODEL
+from conftest import REPO, SNAKEMAKE, proxied_registry, run_snakemake, sample_subset, snakemake_env
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
-
-MODEL = "proxied-smollm2"
-
-
-@pytest.fixture(scope="module")
-def proxied_server(tmp_path_factory):
-    """The real SmolLM2 llama.cpp server behind a recording proxy."""
-    log_path = tmp_path_factory.mktemp("server") / "server.log"
-    spec = load_registry(REPO / "config" / "models.yaml").model("smollm2-135m")
-    with serve(spec, log_path, startup_timeout_s=120, threads=2) as endpoint:
-        with RecordingProxy(endpoint.base_url) as proxy:
-            yield proxy
-
-
-def proxied_registry(tmp_path, base_url: str):
-    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
-    registry["models"][MODEL] = {
-        "engine": "api",
-        "reference": "smollm2-135m",
-        "base_url": base_url,
-        "api_key_env": "NOVEVAL_TEST_KEY",
-        "context_length": 8192,
-        "price_per_million": {"input": 1.0, "output": 2.0},
-    }
-    return write_yaml(tmp_path / "models.yaml", registry)
 
 
 def journaled_ids(cache_dir) -> list[str]:
@@ -77,19 +48,19 @@ def test_killed_job_resumes_without_repeating_calls(tmp_path, tiny_config, proxi
     responses = results / "novbench" / "tiny" / MODEL / "zero-none" / "responses.parquet"
     cache = results / "cache" / MODEL
     env = snakemake_env(NOVEVAL_TEST_KEY="local")
-    target = ["--cores", "1", "--configfile", str(config), str(responses)]
+    target = [str(responses), "--cores", "1", "--configfile", str(config)]
 
     job = subprocess.Popen(
         [*SNAKEMAKE, *target],
         cwd=REPO,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=open(tmp_path / "first-run.log", "w"),
         start_new_session=True,
     )
     deadline = time.monotonic() + 600
     while len(journaled_ids(cache)) < 2:
-        assert job.poll() is None, "the job ended before it could be killed"
+        assert job.poll() is None, (tmp_path / "first-run.log").read_text()[-3000:]
         assert time.monotonic() < deadline, "no call finished in time"
         time.sleep(0.05)
     os.killpg(job.pid, signal.SIGKILL)
@@ -99,6 +70,7 @@ def test_killed_job_resumes_without_repeating_calls(tmp_path, tiny_config, proxi
     assert not responses.exists()
 
     sent_before = len(proxied_server.request_ids)
+    run_snakemake(*target, "--unlock", env=env)  # the killed run left its lock, as on a cluster
     run_snakemake(*target, "--rerun-incomplete", env=env)
     resent = proxied_server.request_ids[sent_before:]
     assert not finished_before_kill & set(resent), "a finished call reached the model again"

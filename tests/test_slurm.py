@@ -60,8 +60,8 @@ def slurm_cluster(tmp_path_factory):
         subprocess.run([SCRIPTS / "stop-cluster.sh", sandbox], timeout=60)
 
 
-def tiny_run(tmp_path: Path, name: str, dataset: Path, registry: Path) -> tuple[Path, list[str]]:
-    """An overlay for a one-paper, one-cell grid of the GPU model; and its target files."""
+def tiny_run(tmp_path: Path, name: str, dataset: Path, registry: Path) -> tuple[list[str], Path]:
+    """Config files of a one-paper, one-cell grid of the GPU model; and its results folder."""
     results = tmp_path / name
     overlay = write_yaml(
         tmp_path / f"{name}.yaml",
@@ -70,15 +70,14 @@ def tiny_run(tmp_path: Path, name: str, dataset: Path, registry: Path) -> tuple[
             "results": str(results),
             "decoding": {"max_tokens": 32},
             "novbench": {
-                "datasets": {"tiny": str(dataset)},
+                "datasets": {"sample": None, "tiny": str(dataset)},
                 "models": [GPU_MODEL],
                 "strategies": ["zero"],
                 "perturbations": ["none"],
             },
         },
     )
-    targets = [str(results / "novbench" / "tiny" / f) for f in ("table.csv", "sentiment_radar.png")]
-    return overlay, targets
+    return ["--configfile", "config/config.yaml", str(overlay)], results
 
 
 def gpu_registry(tmp_path: Path) -> Path:
@@ -111,23 +110,13 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
     dataset = sample_subset(tmp_path, 1)
     registry = gpu_registry(tmp_path)
     env = snakemake_env(**slurm_cluster, NOVEVAL_SLURM_SITE=str(SCRIPTS / "ci-site.yaml"))
-    overlay, targets = tiny_run(tmp_path, "on-slurm", dataset, registry)
-    run_snakemake(
-        *targets,
-        "--profile",
-        "profiles/slurm",
-        "--cores",
-        "2",
-        "--slurm-logdir",
-        str(tmp_path / "slurm-logs"),
-        "--configfile",
-        "config/config.yaml",
-        str(overlay),
-        env=env,
-    )
+    configs, results = tiny_run(tmp_path, "on-slurm", dataset, registry)
+    slurm_logs = tmp_path / "slurm-logs"
+    profile = ["--profile", "profiles/slurm", "--cores", "2", "--slurm-logdir", str(slurm_logs)]
+    run_snakemake("novbench", *profile, *configs, env=env)
 
     # Every job ran as a SLURM job: each rule log names its job id, and slurmctld knows it.
-    logs = tmp_path / "on-slurm" / "logs" / "novbench" / "tiny"
+    logs = results / "logs" / "novbench" / "tiny"
     expected = {
         "papers": logs / "papers.log",
         "inputs": logs / "inputs-none.log",
@@ -163,19 +152,12 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
         assert len({job_of[step] for step in steps}) == 1, (group, job_of)
         assert jobs[job_of[steps[0]]]["Comment"].startswith(f"rule_{group}_")
     assert len(jobs) == 6  # 9 rule jobs in 6 SLURM jobs
-    assert (tmp_path / "slurm-logs" / "group_scores_novbench_parse_novbench_score").is_dir()
+    assert (slurm_logs / "group_scores_novbench_parse_novbench_score").is_dir()
 
     # The same grid on the local executor gives the same table.
-    local_overlay, local_targets = tiny_run(tmp_path, "local", dataset, registry)
-    run_snakemake(
-        *local_targets,
-        "--profile",
-        "profiles/local",
-        "--configfile",
-        "config/config.yaml",
-        str(local_overlay),
-    )
-    on_slurm = pd.read_csv(targets[0])
-    local = pd.read_csv(local_targets[0])
+    local_configs, local_results = tiny_run(tmp_path, "local", dataset, registry)
+    run_snakemake("novbench", "--profile", "profiles/local", *local_configs)
+    on_slurm = pd.read_csv(results / "novbench" / "tiny" / "table.csv")
+    local = pd.read_csv(local_results / "novbench" / "tiny" / "table.csv")
     pd.testing.assert_frame_equal(on_slurm, local)
     assert list(on_slurm["model"]) == ["human", GPU_MODEL] and (on_slurm["n_papers"] == 1).all()
