@@ -12,6 +12,7 @@ rule novbench_papers:
 
 
 rule novbench_download:
+    localrule: True
     output:
         f"{RESULTS}/downloads/novbench/{{dataset}}.json",
     log:
