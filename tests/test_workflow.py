@@ -61,6 +61,7 @@ def test_coling_human_row_matches_paper(tmp_path):
         {
             "results": str(tmp_path / "results"),
             "novbench": {"datasets": {"coling2020": str(coling)}, "models": []},
+            "judges": {"models": []},  # the default also runs the judge track
         },
     )
     result = run_snakemake("--cores", "2", "--configfile", "config/config.yaml", str(overlay))
