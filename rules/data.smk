@@ -12,11 +12,11 @@ rule novbench_papers:
 
 
 rule novbench_download:
-    localrule: True
     output:
         f"{RESULTS}/downloads/novbench/{{dataset}}.json",
     log:
         f"{LOGS}/novbench/{{dataset}}/download.log",
+    localrule: True
     conda:
         "../envs/noveval.yaml"
     params:

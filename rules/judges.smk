@@ -45,6 +45,24 @@ rule judges_generated_instances:
         "../scripts/judges_generated_instances.py"
 
 
+rule judges_ideation_instances:
+    input:
+        pairs=f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
+        stronger=f"{RESULTS}/judges/{{dataset}}/{{stronger}}/generation/{JUDGES.base_setup}/responses.parquet",
+        weaker=f"{RESULTS}/judges/{{dataset}}/{{weaker}}/generation/{JUDGES.base_setup}/responses.parquet",
+    output:
+        f"{RESULTS}/judges/{{dataset}}/pairwise/ideation-{{stronger}}-vs-{{weaker}}/instances.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/ideation-{{stronger}}-vs-{{weaker}}/instances.log",
+    wildcard_constraints:
+        stronger=r"[^/]+",
+        weaker=r"[^/]+",
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/judges_ideation_instances.py"
+
+
 rule judges_instances:
     input:
         lambda wildcards: JUDGES.release_file(
@@ -56,7 +74,7 @@ rule judges_instances:
         f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.log",
     wildcard_constraints:
         format=r"pointwise|pairwise",
-        setup=r"(?!generated-)[A-Za-z0-9_.+-]+",
+        setup=r"(?!generated-|ideation-)[A-Za-z0-9_.+-]+",
     conda:
         "../envs/noveval.yaml"
     script:
@@ -224,3 +242,32 @@ rule judges_motivation:
         changes=JUDGES.motivation["changes"],
     script:
         "../scripts/judges_motivation.py"
+
+
+rule judges_d_minus_sources:
+    input:
+        lambda wildcards: expand(
+            f"{RESULTS}/judges/{wildcards.dataset}/{{format}}/metrics.parquet",
+            format=JUDGES.formats(wildcards.dataset),
+        ),
+    output:
+        f"{RESULTS}/judges/{{dataset}}/d_minus_sources.png",
+    log:
+        f"{LOGS}/judges/{{dataset}}/d_minus_sources.log",
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/judges_d_minus_sources.py"
+
+
+rule judges_ideation:
+    input:
+        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
+    output:
+        f"{RESULTS}/judges/{{dataset}}/ideation.md",
+    log:
+        f"{LOGS}/judges/{{dataset}}/ideation.log",
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/judges_ideation.py"

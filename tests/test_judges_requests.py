@@ -10,7 +10,7 @@ import pytest
 import yaml
 from conftest import REPO
 
-from noveval.judges.generation import generated_setup, generation_requests
+from noveval.judges.generation import generated_setup, generation_requests, ideation_setup
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release
 from noveval.judges.plans import apply_plans, plan_requests
@@ -122,6 +122,40 @@ def test_grid_filters_and_logs_omitted_cells():
     config["judges"]["changes"] = ["P1"]
     with pytest.raises(ValueError, match="reference"):
         judges_grid(config, REGISTRY)
+
+
+def test_grid_adds_one_pairwise_setup_per_ideation_comparison_and_drops_null_datasets():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["judges"]["generation"]["comparisons"] = [
+        {"stronger": "smollm2-135m", "weaker": "gpt-4o-mini"}
+    ]
+    grid = judges_grid(config, REGISTRY)
+    ideation = {(c.format, c.setup) for c in grid.cells if c.setup.startswith("ideation-")}
+    assert ideation == {("pairwise", "ideation-smollm2-135m-vs-gpt-4o-mini")}
+    assert grid.models_used() == {"smollm2-135m", "gpt-4o-mini"}
+    assert "results/judges/sample/ideation.md" in grid.outputs("results")
+    assert "results/judges/sample/d_minus_sources.png" in grid.outputs("results")
+    config["judges"]["datasets"] = {"sample": None}
+    assert judges_grid(config, REGISTRY).cells == ()
+
+
+def test_ideation_setup_alternates_the_stronger_slot_and_drops_incomplete_pairs():
+    base = pairs().head(4)
+    ids = list(base["instance_id"])
+
+    def responses(texts):
+        return pd.DataFrame({"item_id": ids, "text": texts, "error": [None] * len(ids)})
+
+    strong = responses([f"A strong idea number {i} " + "s" * 40 for i in range(4)])
+    weak = responses([f"A weak idea number {i} " + "w" * 40 for i in range(3)] + ["short"])
+    table = ideation_setup(base, ("big", strong), ("small", weak), "ideation-big-vs-small")
+    assert list(table["instance_id"]) == ids[:3]  # the weak generation of the last is too short
+    assert list(table["label"]) == [0, 1, 0]
+    for row in table.itertuples():
+        assert row.ideas[row.label].startswith("A strong idea")
+        assert row.ideas[1 - row.label].startswith("A weak idea")
+        assert row.titles[row.label].startswith("big-")
+    assert (table["area"] == base["area"].head(3).to_numpy()).all()
 
 
 def test_generated_setup_pairs_each_novel_idea_with_a_generated_one_of_its_area():

@@ -22,6 +22,7 @@ from noveval.judges.statistics import (
     pointwise_metrics,
 )
 from noveval.judges.summary import metrics_table
+from noveval.judges.tables import ideation_table
 from noveval.judges.verdicts import calls_from_responses, parse_verdict
 
 
@@ -188,3 +189,25 @@ def test_failed_and_unparseable_calls_are_counted_not_raised():
     verdicts = aggregate(calls, "pairwise").set_index("instance_id")
     assert verdicts.loc["7", "verdict"] == 1  # (0→idea 1) and swapped (0→idea 1)
     assert verdicts.loc["8", "verdict"] == TIE and verdicts.loc["8", "n_failed"] == 2
+
+
+def test_ideation_table_reports_the_share_to_the_stronger_and_flips_by_hand():
+    metrics = pd.DataFrame(
+        {
+            "model": ["judge"] * 3,
+            "setup": ["ideation-big-vs-small"] * 2 + ["human-only"],
+            "change": ["reference", "P3", "reference"],
+            "n_instances": [8, 8, 10],
+            "strict_accuracy": [6 / 8, 3 / 8, 0.5],
+            "soft_accuracy": [6.5 / 8, 4 / 8, 0.5],
+            "tie_rate": [1 / 8, 2 / 8, 0.0],
+            "flip_rate": [0.0, 4 / 8, 0.0],
+        }
+    )
+    table = ideation_table(metrics)
+    assert (
+        len(table) == 2 and set(table["stronger"]) == {"big"} and set(table["weaker"]) == {"small"}
+    )
+    p3 = table.set_index("change").loc["P3"]
+    assert p3["to stronger (%)"] == 37.5 and p3["to stronger, ties halved (%)"] == 50.0
+    assert p3["flipped vs reference"] == 4 and p3["flipped (%)"] == 50.0

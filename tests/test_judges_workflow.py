@@ -11,6 +11,7 @@ from conftest import REPO, proxied_registry, run_snakemake, snakemake_env, write
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
 
 SAMPLE = REPO / "data" / "sample" / "judges"
+FIGURES = ("cost_quality.png", "motivation.png", "d_minus_sources.png")
 
 
 def tiny_release(tmp_path, pairs: int, ideas: int) -> dict:
@@ -31,7 +32,7 @@ def targets(tmp_path, formats=("pairwise", "pointwise"), figures=True) -> list[s
     out = tmp_path / "results" / "judges" / "tiny"
     paths = [str(out / f / name) for f in formats for name in ("metrics.csv", "tables.md")]
     if figures:
-        paths += [str(out / "cost_quality.png"), str(out / "motivation.png")]
+        paths += [str(out / name) for name in FIGURES]
     return paths
 
 
@@ -75,8 +76,8 @@ def test_tiny_judge_grid_end_to_end(tmp_path):
     assert pairwise["strict_accuracy"].between(0, 1).all()
     assert pointwise["macro_f1"].between(0, 1).all()
     assert "Tie rate" in (out / "pairwise" / "tables.md").read_text()
-    assert (out / "cost_quality.png").stat().st_size > 5_000
-    assert (out / "motivation.png").stat().st_size > 5_000
+    for figure in FIGURES:
+        assert (out / figure).stat().st_size > 5_000
     planned = pd.read_parquet(out / "pairwise" / "human-plus-generated" / "instances-plan.parquet")
     assert planned["ideas"].map(len).eq(2).all()
     related = pd.read_parquet(out / "pairwise" / "human-plus-generated" / "related.parquet")
@@ -116,8 +117,9 @@ def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):
     env = snakemake_env(NOVEVAL_TEST_KEY="local")
     wanted = targets(tmp_path, formats=("pairwise",), figures=False)
     config = judges_config(tmp_path, release, top, changes=["reference"], **common)
+    before = len(proxied_server.request_ids)
     run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
-    sent = list(proxied_server.request_ids)
+    sent = proxied_server.request_ids[before:]
     assert len(sent) == 2 * 2 * 2 and len(set(sent)) == len(sent)  # pairs × orders × calls
 
     config = judges_config(
@@ -125,7 +127,37 @@ def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):
     )
     run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
     run_snakemake(*wanted, "--forcerun", "infer", "--cores", "1", "--configfile", config, env=env)
-    assert proxied_server.request_ids == sent, "no_aggregation or a rerun called the model"
+    assert proxied_server.request_ids[before:] == sent, "no_aggregation or a rerun called the model"
     metrics = pd.read_csv(tmp_path / "results" / "judges" / "tiny" / "pairwise" / "metrics.csv")
     counts = metrics.set_index("change")["n_calls"]
     assert counts["reference"] == 8 and counts["no_aggregation"] == 4
+
+
+def test_ideation_comparison_reuses_generations_and_reports_flips(tmp_path, proxied_server):
+    """Two generators (the local model, and the same weights behind an API name) write ideas
+    for the same areas; the judge compares them under two prompts."""
+    release = tiny_release(tmp_path, pairs=2, ideas=0)
+    top = {"registry": str(proxied_registry(tmp_path, proxied_server.base_url))}
+    generation = {
+        "generators": [],
+        "base_setup": "human-plus-generated",
+        "max_tokens": 64,
+        "comparisons": [{"stronger": "smollm2-135m", "weaker": MODEL}],
+    }
+    config = judges_config(
+        tmp_path, release, top, changes=["reference", "P3"], generation=generation
+    )
+    out = tmp_path / "results" / "judges" / "tiny"
+    wanted = [str(out / "ideation.md"), str(out / "d_minus_sources.png")]
+    env = snakemake_env(NOVEVAL_TEST_KEY="local")
+    run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
+    assert len(proxied_server.request_ids) >= 2  # the weaker generator's ideas, through the API
+    setup = f"ideation-smollm2-135m-vs-{MODEL}"
+    pairs = pd.read_parquet(out / "pairwise" / setup / "instances.parquet")
+    assert len(pairs) == 2 and list(pairs["label"]) == [0, 1]
+    metrics = pd.read_csv(out / "pairwise" / "metrics.csv")
+    assert set(metrics["setup"]) == {"human-plus-generated", setup}
+    report = (out / "ideation.md").read_text()
+    assert "| smollm2-135m | " in report and f"| {MODEL} |" in report
+    assert report.count("\n| smollm2-135m") == 2  # reference and P3
+    assert (out / "d_minus_sources.png").stat().st_size > 5_000

@@ -3,6 +3,9 @@
 Each D₊ idea of a base setup's pairs gets one generated idea of its area (the k-th D₊ idea of an
 area gets seed + k, so its request is distinct). The generated setup pairs every D₊ idea with its
 generated idea, in the slot the human D₋ idea had; its pointwise file holds both pools.
+
+Comparing ideation systems reuses the same generations: the ideation setup pairs, area by area,
+a stronger generator's idea with a weaker one's, the stronger being the expected winner.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import logging
 
 import pandas as pd
 
+from noveval.judges.instances import INSTANCE_SCHEMA
 from noveval.judges.verdicts import strip_reasoning
 from noveval.registry import ModelSpec
 from noveval.requests import REQUEST_COLUMNS, build_request
@@ -43,6 +47,18 @@ def generation_requests(pairs: pd.DataFrame, spec: ModelSpec, decoding: dict) ->
     return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
 
 
+def generated_ideas(responses: pd.DataFrame) -> dict[str, str]:
+    """Generated idea per base pair; failed or (nearly) empty generations are absent."""
+    ideas = {}
+    for row in responses.to_dict("records"):
+        if not pd.isna(row["error"]):
+            continue
+        text = strip_reasoning(row["text"]).strip()
+        if len(text) >= MIN_IDEA_CHARS:
+            ideas[row["item_id"]] = text
+    return ideas
+
+
 def generated_setup(
     pairs: pd.DataFrame, responses: pd.DataFrame, setup: str
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -50,11 +66,7 @@ def generated_setup(
 
     A pair whose generation failed or came back (nearly) empty is left out and counted.
     """
-    ideas = {
-        row["item_id"]: strip_reasoning(row["text"]).strip()
-        for row in responses.to_dict("records")
-        if pd.isna(row["error"]) and len(strip_reasoning(row["text"]).strip()) >= MIN_IDEA_CHARS
-    }
+    ideas = generated_ideas(responses)
     pairwise, pointwise = [], []
     for pair in pairs.to_dict("records"):
         generated = ideas.get(pair["instance_id"])
@@ -94,4 +106,47 @@ def generated_setup(
     left_out = len(pairs) - len(pairwise)
     if left_out:
         log.warning("%s: %d pairs left out, their generation failed or was empty", setup, left_out)
-    return pd.DataFrame(pairwise), pd.DataFrame(pointwise)
+    columns = INSTANCE_SCHEMA.names
+    return pd.DataFrame(pairwise, columns=columns), pd.DataFrame(pointwise, columns=columns)
+
+
+def ideation_setup(
+    pairs: pd.DataFrame,
+    stronger: tuple[str, pd.DataFrame],
+    weaker: tuple[str, pd.DataFrame],
+    setup: str,
+) -> pd.DataFrame:
+    """Pairwise instances pitting two generators' ideas for the same area against each other.
+
+    ``stronger`` and ``weaker`` are (model, generation responses). The stronger idea takes slot
+    0 and 1 in turn, so a judge's position bias cannot pass for a preference; it is the label.
+    A pair missing either idea is left out and counted.
+    """
+    (strong_model, strong), (weak_model, weak) = (
+        (model, generated_ideas(responses)) for model, responses in (stronger, weaker)
+    )
+    rows = []
+    for pair in pairs.to_dict("records"):
+        key = pair["instance_id"]
+        if key not in strong or key not in weak:
+            continue
+        entries = [(strong[key], strong_model), (weak[key], weak_model)]
+        winner = len(rows) % 2
+        if winner:
+            entries.reverse()
+        rows.append(
+            {
+                "instance_id": key,
+                "setup": setup,
+                "format": "pairwise",
+                "area": pair["area"],
+                "ideas": [idea for idea, _ in entries],
+                "titles": [f"{model}-{key}" for _, model in entries],
+                "sources": ["generated", "generated"],
+                "label": winner,
+            }
+        )
+    left_out = len(pairs) - len(rows)
+    if left_out:
+        log.warning("%s: %d pairs left out, a generation failed or was empty", setup, left_out)
+    return pd.DataFrame(rows, columns=INSTANCE_SCHEMA.names)

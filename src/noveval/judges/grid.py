@@ -27,6 +27,12 @@ CHANGES = (
 PAIRWISE_ONLY = ("P3", "P4", "P5")
 DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no requests
 GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
+IDEATION = "ideation-"  # stronger vs weaker generator: ideation-{stronger}-vs-{weaker}
+VERSUS = "-vs-"
+
+
+def ideation_setup_name(stronger: str, weaker: str) -> str:
+    return f"{IDEATION}{stronger}{VERSUS}{weaker}"
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,7 @@ class JudgesGrid:
     motivation: dict  # {model, changes}: the judge and the two prompts of the motivating figure
     plan_model: str | None = None  # rewrites ideas into plans where the release has none
     base_setup: str | None = None  # whose D₊ ideas the generated setups pair with generated D₋
+    comparisons: tuple[tuple[str, str], ...] = ()  # ideation systems: (stronger, weaker)
 
     def request_inputs(self, results: str, wildcards) -> dict[str, str]:
         """A cell's instances (plan form for 'plan') and, for 'retrieval', its related work."""
@@ -95,6 +102,7 @@ class JudgesGrid:
         used |= {
             c.setup.removeprefix(GENERATED) for c in self.cells if c.setup.startswith(GENERATED)
         }
+        used |= {model for pair in self.comparisons for model in pair}
         if self.plan_model and any(cell.change == "plan" for cell in self.cells):
             used.add(self.plan_model)
         return used
@@ -118,9 +126,14 @@ class JudgesGrid:
                     for name in ("metrics.csv", "tables.md")
                 ]
             if formats:
-                paths.append(f"{results}/judges/{dataset}/cost_quality.png")
+                paths += [
+                    f"{results}/judges/{dataset}/{name}"
+                    for name in ("cost_quality.png", "d_minus_sources.png")
+                ]
             if "pairwise" in formats and self.motivation["model"]:
                 paths.append(f"{results}/judges/{dataset}/motivation.png")
+            if any(c.dataset == dataset and c.setup.startswith(IDEATION) for c in self.cells):
+                paths.append(f"{results}/judges/{dataset}/ideation.md")
         return paths
 
 
@@ -135,16 +148,27 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     if plan_model:
         registry.model(plan_model)
     corpus = (section.get("retrieval") or {}).get("corpus")
-    datasets = {name: release_files(entry) for name, entry in section["datasets"].items()}
+    datasets = {
+        name: release_files(entry)
+        for name, entry in section["datasets"].items()
+        if entry is not None  # an overlay drops a dataset of the default with null
+    }
     generation = section.get("generation") or {}
-    for name in generation.get("generators", []):
+    comparisons = tuple(
+        (pair["stronger"], pair["weaker"]) for pair in generation.get("comparisons", [])
+    )
+    for name in [*generation.get("generators", []), *(m for pair in comparisons for m in pair)]:
         registry.model(name)
+        if VERSUS in name:
+            raise ValueError(f"judges.generation: model name '{name}' may not contain '{VERSUS}'")
     cells, omitted, why = [], [], []
     for dataset, setups in datasets.items():
         formats_of = {setup: [f for f in FORMATS if f in files] for setup, files in setups.items()}
         if "pairwise" in setups.get(generation.get("base_setup"), {}):
             for name in generation.get("generators", []):
                 formats_of[f"{GENERATED}{name}"] = list(FORMATS)
+            for stronger, weaker in comparisons:
+                formats_of[ideation_setup_name(stronger, weaker)] = ["pairwise"]
         for (setup, formats), model, format, change in itertools.product(
             formats_of.items(), specs, FORMATS, changes
         ):
@@ -172,5 +196,11 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     motivation.setdefault("model", next(iter(specs), None))
     motivation.setdefault("changes", ["P3", "P4"])
     return JudgesGrid(
-        tuple(cells), datasets, tuple(omitted), motivation, plan_model, generation.get("base_setup")
+        tuple(cells),
+        datasets,
+        tuple(omitted),
+        motivation,
+        plan_model,
+        generation.get("base_setup"),
+        comparisons,
     )

@@ -8,6 +8,7 @@ import pandas as pd
 
 from noveval.judges import figures, generation, instances, plans, retrieval, summary, tables
 from noveval.judges.aggregation import aggregate, first_calls
+from noveval.judges.grid import ideation_setup_name
 from noveval.judges.prompts import JUDGE_REQUEST_COLUMNS, judge_requests
 from noveval.judges.verdicts import calls_from_responses
 from noveval.registry import load_registry
@@ -95,6 +96,24 @@ def generated_instances(
     )
     instances.write_instances(pairwise, pairwise_path)
     instances.write_instances(pointwise, pointwise_path)
+
+
+def ideation_instances(
+    pairs_path: str,
+    stronger: tuple[str, str],
+    weaker: tuple[str, str],
+    instances_path: str,
+) -> None:
+    """Pairwise instances of a stronger vs a weaker generator ((model, responses path) each)."""
+    model, responses = stronger
+    other, other_responses = weaker
+    table = generation.ideation_setup(
+        instances.read_instances(pairs_path),
+        (model, pd.read_parquet(responses)),
+        (other, pd.read_parquet(other_responses)),
+        ideation_setup_name(model, other),
+    )
+    instances.write_instances(table, instances_path)
 
 
 def plan_requests(
@@ -204,3 +223,13 @@ def cost_quality(metrics_paths: list[str], png_path: str) -> None:
 def motivation(metrics_path: str, model: str, changes: list[str], png_path: str) -> None:
     """The motivating figure from the pairwise metrics alone."""
     figures.motivation(pd.read_parquet(metrics_path), png_path, model, changes)
+
+
+def d_minus_sources(metrics_paths: list[str], png_path: str) -> None:
+    """Judge quality by D₋ source (human or generator) from the metrics alone."""
+    figures.d_minus_sources(pd.concat([pd.read_parquet(p) for p in metrics_paths]), png_path)
+
+
+def ideation_report(metrics_path: str, markdown_path: str) -> None:
+    """Share awarded to the stronger generator and flips per change, from the metrics alone."""
+    tables.write_ideation(pd.read_parquet(metrics_path), markdown_path)
