@@ -42,7 +42,8 @@ def motivation(metrics: pd.DataFrame, png_path: str, model: str, changes: list[s
             part[(part["setup"] == s) & (part["change"] == change)]["strict_accuracy"].mean() * 100
             for s in setups
         ]
-        axis.bar(np.arange(len(setups)) + i * width, values, width, label=change)
+        bars = axis.bar(np.arange(len(setups)) + i * width, values, width, label=change)
+        axis.bar_label(bars, fmt="%.1f", fontsize=7)
     axis.set_xticks(np.arange(len(setups)) + width * (len(changes) - 1) / 2, setups)
     axis.set_ylim(0, 100)
     axis.set_ylabel("strict accuracy (%)")
@@ -70,7 +71,8 @@ def d_minus_sources(metrics: pd.DataFrame, png_path: str) -> None:
                 part[(part["setup"] == s) & (part["model"] == model)]["quality"].mean() * 100
                 for s in setups
             ]
-            axis.bar(np.arange(len(setups)) + i * width, values, width, label=model)
+            bars = axis.bar(np.arange(len(setups)) + i * width, values, width, label=model)
+            axis.bar_label(bars, fmt="%.1f", fontsize=7)
         axis.set_xticks(np.arange(len(setups)) + width * (len(models) - 1) / 2, setups, rotation=20)
         axis.set_ylim(0, 100)
         axis.set_xlabel("source of the lower-novelty (D₋) ideas")
