@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import f1_score
 
+from noveval.judges import figures
 from noveval.judges.aggregation import (
     TIE,
     aggregate,
@@ -211,3 +212,24 @@ def test_ideation_table_reports_the_share_to_the_stronger_and_flips_by_hand():
     p3 = table.set_index("change").loc["P3"]
     assert p3["to stronger (%)"] == 37.5 and p3["to stronger, ties halved (%)"] == 50.0
     assert p3["flipped vs reference"] == 4 and p3["flipped (%)"] == 50.0
+
+
+def test_judge_figures_draw_from_hand_made_metrics(tmp_path):
+    metrics = pd.DataFrame(
+        {
+            "model": ["a", "a", "b", "a", "a"],
+            "setup": ["human-only", "generated-g", "human-only", "ideation-g-vs-h", "human-only"],
+            "change": ["reference", "reference", "reference", "reference", "P3"],
+            "format": ["pairwise"] * 5,
+            "quality": [0.8, 0.4, 0.7, 0.5, 0.6],
+            "strict_accuracy": [0.8, 0.4, 0.7, 0.5, 0.6],
+            "cost_usd": [1.0, 1.0, 2.0, 1.0, 0.5],
+        }
+    )
+    figures.d_minus_sources(metrics, str(tmp_path / "sources.png"))
+    figures.motivation(metrics, str(tmp_path / "motivation.png"), "a", ["reference", "P3"])
+    figures.cost_quality(metrics, str(tmp_path / "cost.png"))
+    for name in ("sources.png", "motivation.png", "cost.png"):
+        assert (tmp_path / name).stat().st_size > 5_000
+    table = figures._percent_by(metrics[metrics["change"] == "reference"], "model", "quality")
+    assert table.loc["human-only", "b"] == 70.0 and pd.isna(table.loc["generated-g", "b"])

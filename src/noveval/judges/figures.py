@@ -31,21 +31,28 @@ def cost_quality(metrics: pd.DataFrame, png_path: str) -> None:
     plt.close(figure)
 
 
+def _grouped_bars(axis, table: pd.DataFrame) -> None:
+    """One bar per column of ``table`` (values in %) side by side for each row, labelled."""
+    width = 0.8 / max(len(table.columns), 1)
+    positions = np.arange(len(table.index))
+    for i, column in enumerate(table.columns):
+        bars = axis.bar(positions + i * width, table[column], width, label=column)
+        axis.bar_label(bars, fmt="%.1f", fontsize=7)
+    axis.set_xticks(positions + width * (len(table.columns) - 1) / 2, table.index)
+    axis.set_ylim(0, 100)
+
+
+def _percent_by(part: pd.DataFrame, series: str, value: str) -> pd.DataFrame:
+    """Mean ``value`` in % per setup (rows) and ``series`` (columns), in order of appearance."""
+    return part.pivot_table(index="setup", columns=series, values=value, sort=False) * 100
+
+
 def motivation(metrics: pd.DataFrame, png_path: str, model: str, changes: list[str]) -> None:
     """One judge, two prompts, each setup: pairwise strict accuracy side by side."""
     part = metrics[(metrics["model"] == model) & metrics["change"].isin(changes)]
-    setups = list(dict.fromkeys(part["setup"]))
-    figure, axis = plt.subplots(figsize=(1.8 + 2.2 * max(len(setups), 1), 4))
-    width = 0.8 / max(len(changes), 1)
-    for i, change in enumerate(changes):
-        values = [
-            part[(part["setup"] == s) & (part["change"] == change)]["strict_accuracy"].mean() * 100
-            for s in setups
-        ]
-        bars = axis.bar(np.arange(len(setups)) + i * width, values, width, label=change)
-        axis.bar_label(bars, fmt="%.1f", fontsize=7)
-    axis.set_xticks(np.arange(len(setups)) + width * (len(changes) - 1) / 2, setups)
-    axis.set_ylim(0, 100)
+    table = _percent_by(part, "change", "strict_accuracy").reindex(columns=changes)
+    figure, axis = plt.subplots(figsize=(1.8 + 2.2 * max(len(table.index), 1), 4))
+    _grouped_bars(axis, table)
     axis.set_ylabel("strict accuracy (%)")
     axis.set_title(f"{model}: one judge, {' vs '.join(changes)}")
     axis.legend()
@@ -62,19 +69,10 @@ def d_minus_sources(metrics: pd.DataFrame, png_path: str) -> None:
     formats = list(dict.fromkeys(reference["format"])) or ["pairwise"]
     figure, axes = plt.subplots(1, len(formats), figsize=(5.5 * len(formats), 4.2), squeeze=False)
     for axis, format in zip(axes[0], formats):
-        part = reference[reference["format"] == format]
-        setups = list(dict.fromkeys(part["setup"]))
-        models = list(dict.fromkeys(part["model"]))
-        width = 0.8 / max(len(models), 1)
-        for i, model in enumerate(models):
-            values = [
-                part[(part["setup"] == s) & (part["model"] == model)]["quality"].mean() * 100
-                for s in setups
-            ]
-            bars = axis.bar(np.arange(len(setups)) + i * width, values, width, label=model)
-            axis.bar_label(bars, fmt="%.1f", fontsize=7)
-        axis.set_xticks(np.arange(len(setups)) + width * (len(models) - 1) / 2, setups, rotation=20)
-        axis.set_ylim(0, 100)
+        _grouped_bars(
+            axis, _percent_by(reference[reference["format"] == format], "model", "quality")
+        )
+        axis.tick_params(axis="x", labelrotation=20)
         axis.set_xlabel("source of the lower-novelty (D₋) ideas")
         axis.set_ylabel("macro-F1 (%)" if format == "pointwise" else "strict accuracy (%)")
         axis.set_title(f"{format}, reference prompt")
