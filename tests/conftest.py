@@ -22,11 +22,22 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PROXIED_MODEL = "proxied-smollm2"
 
 
+def unavailable(reason: str, required_by: str) -> None:
+    """Skip a test whose outside resource is missing, or fail when the environment variable
+    ``required_by`` is set (.ci/run sets it for what CI provides, so nothing skips there)."""
+    if os.environ.get(required_by):
+        pytest.fail(f"{reason} ({required_by} is set: this run requires it)")
+    pytest.skip(reason)
+
+
 def shared_file(*parts: str) -> Path:
-    """A file of the authors' releases beside the checkout; skip when CI lacks it."""
+    """A file of the authors' releases beside the checkout; skipped without it, outside CI."""
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"real data not found at {path} (expected beside the checkout)")
+        unavailable(
+            f"real data not found at {path} (expected beside the checkout)",
+            "NOVEVAL_REQUIRE_DATA",
+        )
     return path
 
 

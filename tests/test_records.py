@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import shared_file
 
 from noveval.novbench.parsing import LABELS, parse_evaluation
 from noveval.novbench.records import (
@@ -16,14 +17,13 @@ from noveval.novbench.records import (
     write_papers,
 )
 
-COLING = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "novbench" / "coling2020_pairs.json"
-)
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample" / "novbench_sample.json"
 
-needs_coling = pytest.mark.skipif(
-    not COLING.exists(), reason=f"real COLING-2020 release not found at {COLING}"
-)
+
+@pytest.fixture
+def coling():
+    """The authors' COLING-2020 release beside the checkout."""
+    return shared_file("novbench", "coling2020_pairs.json")
 
 
 def _record(**overrides):
@@ -48,9 +48,8 @@ def _write(tmp_path, records):
     return path
 
 
-@needs_coling
-def test_coling_release():
-    papers = load_release(COLING)
+def test_coling_release(coling):
+    papers = load_release(coling)
     assert list(papers.columns) == list(PAPER_COLUMNS)
     assert len(papers) == 73
     assert papers["paper_id"].is_unique
@@ -63,9 +62,8 @@ def test_coling_release():
     assert (papers["retrieved_titles"].map(len) == 0).all()
 
 
-@needs_coling
-def test_coling_descriptions_are_cleaned():
-    papers = load_release(COLING).set_index("paper_id")
+def test_coling_descriptions_are_cleaned(coling):
+    papers = load_release(coling).set_index("paper_id")
     descriptions = [text for texts in papers["descriptions"] for text in texts]
     assert all(len(text) >= 10 for text in descriptions)
     assert not any(text.startswith(("•", " ")) for text in descriptions)
@@ -74,9 +72,8 @@ def test_coling_descriptions_are_cleaned():
     )
 
 
-@needs_coling
-def test_coling_gold_texts_parse_without_flags():
-    for text in load_release(COLING)["gold_text"]:
+def test_coling_gold_texts_parse_without_flags(coling):
+    for text in load_release(coling)["gold_text"]:
         parsed = parse_evaluation(text)
         assert not (parsed.empty or parsed.repetitive or parsed.unparseable), text
 

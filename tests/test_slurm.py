@@ -17,7 +17,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, run_snakemake, sample_subset, snakemake_env, write_yaml
+from conftest import (
+    REPO,
+    run_snakemake,
+    sample_subset,
+    snakemake_env,
+    unavailable,
+    write_yaml,
+)
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
 
@@ -36,9 +43,10 @@ def slurm_cluster(tmp_path_factory):
     """A running cluster: the environment that reaches it; stopped by PID at the end."""
     missing = [name for name in DAEMONS if slurm_binary(name) is None]
     if missing:
-        pytest.skip(
+        unavailable(
             f"SLURM is not installed ({', '.join(missing)} missing); .ci/run installs Debian's "
-            "slurm-wlm slurmctld slurmd slurm-client munge"
+            "slurm-wlm slurmctld slurmd slurm-client munge",
+            "NOVEVAL_REQUIRE_SLURM",
         )
     sandbox = tmp_path_factory.mktemp("slurm")
     path = f"/usr/sbin:/sbin:{os.environ['PATH']}"
