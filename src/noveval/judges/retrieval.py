@@ -29,10 +29,11 @@ def top_related(
     """Per idea, the ``top_k`` most similar corpus entries as 'Title: abstract'."""
     entries = corpus["abstract"].tolist()
     matrix = np.stack([vectors[a] for a in entries])
+    corpus_titles = corpus["title"].str.casefold().to_numpy()
     related = []
     for idea, title in zip(ideas, titles):
         scores = matrix @ vectors[idea]
-        scores[corpus["title"].str.casefold().to_numpy() == title.casefold()] = -np.inf
+        scores[corpus_titles == title.casefold()] = -np.inf
         best = [i for i in np.argsort(-scores, kind="stable")[:top_k] if np.isfinite(scores[i])]
         related.append([f"{corpus['title'].iloc[i]}: {entries[i]}" for i in best])
     return related
@@ -42,15 +43,13 @@ def related_work(
     instances: pd.DataFrame, corpus: pd.DataFrame, encoder_reference: str, top_k: int
 ) -> pd.DataFrame:
     """``instance_id, related`` (one list of abstracts per idea) for every instance."""
-    encoder = SentenceEncoder(encoder_reference)
-    texts = [idea for ideas in instances["ideas"] for idea in ideas] + corpus["abstract"].tolist()
-    vectors = encoder.encode(texts)
+    ideas = [idea for shown in instances["ideas"] for idea in shown]
+    titles = [title for shown in instances["titles"] for title in shown]
+    vectors = SentenceEncoder(encoder_reference).encode(ideas + corpus["abstract"].tolist())
+    per_idea = iter(top_related(ideas, titles, corpus, vectors, top_k))  # one corpus matrix
     return pd.DataFrame(
         {
             "instance_id": instances["instance_id"],
-            "related": [
-                top_related(list(ideas), list(titles), corpus, vectors, top_k)
-                for ideas, titles in zip(instances["ideas"], instances["titles"])
-            ],
+            "related": [[next(per_idea) for _ in shown] for shown in instances["ideas"]],
         }
     )
