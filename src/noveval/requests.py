@@ -68,3 +68,8 @@ def write_table(rows: list[dict] | pd.DataFrame, columns: list[str], path: str |
     staging = path.with_name(f".{path.name}.partial")
     frame.to_parquet(staging, index=False)
     staging.replace(path)
+
+
+def read_tables(paths: list[str]) -> pd.DataFrame:
+    """Several Parquet tables of one kind (one per grid cell) as one frame."""
+    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)

@@ -12,7 +12,7 @@ from noveval.judges.grid import ideation_setup_name
 from noveval.judges.prompts import JUDGE_REQUEST_COLUMNS, judge_requests
 from noveval.judges.verdicts import calls_from_responses
 from noveval.registry import load_registry
-from noveval.requests import write_table
+from noveval.requests import read_tables, write_table
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +204,7 @@ def metrics(
     verdicts_paths: list[str], format: str, bootstrap: dict, parquet_path: str, csv_path: str
 ) -> None:
     """One metrics row per judge × setup × change of one format."""
-    frame = pd.concat([pd.read_parquet(p) for p in verdicts_paths], ignore_index=True)
+    frame = read_tables(verdicts_paths)
     table = summary.metrics_table(frame, format, bootstrap["resamples"], bootstrap["seed"])
     write_table(table, list(table.columns), parquet_path)
     table.to_csv(csv_path, index=False)
@@ -217,7 +217,7 @@ def report_tables(metrics_path: str, markdown_path: str) -> None:
 
 def cost_quality(metrics_paths: list[str], png_path: str) -> None:
     """The cost–quality scatter from the metrics alone."""
-    figures.cost_quality(pd.concat([pd.read_parquet(p) for p in metrics_paths]), png_path)
+    figures.cost_quality(read_tables(metrics_paths), png_path)
 
 
 def motivation(metrics_path: str, model: str, changes: list[str], png_path: str) -> None:
@@ -227,7 +227,7 @@ def motivation(metrics_path: str, model: str, changes: list[str], png_path: str)
 
 def d_minus_sources(metrics_paths: list[str], png_path: str) -> None:
     """Judge quality by D₋ source (human or generator) from the metrics alone."""
-    figures.d_minus_sources(pd.concat([pd.read_parquet(p) for p in metrics_paths]), png_path)
+    figures.d_minus_sources(read_tables(metrics_paths), png_path)
 
 
 def ideation_report(metrics_path: str, markdown_path: str) -> None:

@@ -11,7 +11,7 @@ from noveval.novbench import generation, perturbation, radar, records, tables
 from noveval.novbench.parsing import parse_evaluation
 from noveval.novbench.scoring import NovBenchScorer
 from noveval.registry import load_registry
-from noveval.requests import REQUEST_COLUMNS, write_table
+from noveval.requests import REQUEST_COLUMNS, read_tables, write_table
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ def score(
     registry = load_registry(registry_path)
     papers = records.read_papers(papers_path)
     if parsed_paths:
-        parsed = pd.concat([pd.read_parquet(p) for p in parsed_paths], ignore_index=True)
+        parsed = read_tables(parsed_paths)
     else:
         parsed = gold_as_parsed(papers)
     scorer = NovBenchScorer(
@@ -177,10 +177,10 @@ def score(
 
 def table(scores_paths: list[str], csv_path: str, markdown_path: str) -> None:
     """The paper's Table 2 layout from the scores tables alone."""
-    summary = tables.summarise(pd.concat([pd.read_parquet(p) for p in scores_paths]))
+    summary = tables.summarise(read_tables(scores_paths))
     tables.write(summary, csv_path, markdown_path)
 
 
 def sentiment_radar(scores_paths: list[str], png_path: str) -> None:
     """The radar of label shares from the scores tables alone."""
-    radar.plot(pd.concat([pd.read_parquet(p) for p in scores_paths]), png_path)
+    radar.plot(read_tables(scores_paths), png_path)
