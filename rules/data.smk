@@ -24,3 +24,20 @@ rule novbench_download:
         sha256=lambda wildcards: NOVBENCH.releases[wildcards.dataset].sha256,
     script:
         "../scripts/novbench_download.py"
+
+
+rule upstream_file:
+    output:
+        f"{RESULTS}/downloads/upstream/{{study}}/{{path}}",
+    log:
+        f"{LOGS}/upstream/{{study}}/{{path}}.log",
+    localrule: True
+    wildcard_constraints:
+        study=r"novbench|judges",
+        path=r".+",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        mirror=lambda wildcards: config.get("upstream", {}).get(wildcards.study),
+    script:
+        "../scripts/upstream_file.py"

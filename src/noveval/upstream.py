@@ -1,0 +1,122 @@
+"""The authors' own files (prompt sources, templates, protocol) as pinned, checked data.
+
+``upstream.yaml`` beside this module pins each study's repository, commit and the SHA-256 of every
+file the paper modes read. The workflow fetches them (from GitHub's raw file URL, or from a local
+copy laid out like the repository) into ``{results}/downloads/upstream/{study}/{path}``; readers
+take a folder laid out like the repository and check every file's digest before using its text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import urllib.request
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+log = logging.getLogger(__name__)
+
+PINS = Path(__file__).with_name("upstream.yaml")
+RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+STUDIES = ("novbench", "judges")
+
+
+class UpstreamError(ValueError):
+    """An upstream file that is not pinned, missing, or not the pinned bytes."""
+
+
+@dataclass(frozen=True)
+class UpstreamFile:
+    """One pinned file of an authors' repository."""
+
+    study: str
+    repo: str
+    commit: str
+    path: str
+    sha256: str
+
+    @property
+    def url(self) -> str:
+        return RAW_URL.format(repo=self.repo, commit=self.commit, path=self.path)
+
+
+@cache
+def pinned(study: str) -> dict[str, UpstreamFile]:
+    """Every pinned file of a study, by its path in the authors' repository."""
+    pins = yaml.safe_load(PINS.read_text())
+    if study not in pins:
+        raise UpstreamError(f"unknown study '{study}' (pinned: {', '.join(pins)})")
+    entry = pins[study]
+    return {
+        path: UpstreamFile(study, entry["repo"], entry["commit"], path, digest)
+        for path, digest in entry["files"].items()
+    }
+
+
+def pin(study: str, path: str) -> UpstreamFile:
+    """The pin of one file, or an error naming the study's pinned files."""
+    files = pinned(study)
+    if path not in files:
+        raise UpstreamError(f"{study}: '{path}' is not a pinned upstream file")
+    return files[path]
+
+
+def fetched_path(results: str | Path, study: str, path: str) -> Path:
+    """Where the workflow keeps a fetched upstream file."""
+    return Path(results) / "downloads" / "upstream" / study / path
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _check(file: UpstreamFile, data: bytes, origin: str) -> None:
+    digest = _digest(data)
+    if digest != file.sha256:
+        raise UpstreamError(
+            f"{origin}: SHA-256 {digest}, but {file.repo}@{file.commit[:7]}:{file.path} "
+            f"is pinned at {file.sha256}"
+        )
+
+
+def fetch(file: UpstreamFile, target: str | Path, mirror: str | Path | None = None) -> None:
+    """Copy ``file`` from a local copy of the repository (``mirror``) or download it; check it."""
+    target = Path(target)
+    if mirror:
+        origin = Path(mirror) / file.path
+        if not origin.is_file():
+            raise UpstreamError(f"{origin}: missing (upstream copy for {file.study})")
+        data = origin.read_bytes()
+    else:
+        origin = file.url
+        log.info("downloading %s", origin)
+        with urllib.request.urlopen(file.url, timeout=120) as answer:
+            data = answer.read()
+    _check(file, data, str(origin))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.with_name(f".{target.name}.partial")
+    staging.write_bytes(data)
+    staging.replace(target)
+    log.info("%s: %d bytes, SHA-256 checked", target, len(data))
+
+
+@dataclass(frozen=True)
+class UpstreamSource:
+    """A folder laid out like a study's repository at its pinned commit."""
+
+    study: str
+    root: Path
+
+    def text(self, path: str) -> str:
+        """The text of a pinned file, after checking its digest."""
+        file = pin(self.study, path)
+        location = Path(self.root) / path
+        if not location.is_file():
+            raise UpstreamError(f"{location}: missing (fetch the {self.study} upstream files)")
+        data = location.read_bytes()
+        _check(file, data, str(location))
+        return data.decode("utf-8")
+

@@ -1,0 +1,46 @@
+"""The authors' pinned files: digests checked on every read and on every fetch."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import shared_file
+
+from noveval import upstream
+
+COPIES = {"novbench": ("novbench", "upstream"), "judges": ("novelty-eval", "upstream")}
+
+
+@pytest.mark.parametrize("study", upstream.STUDIES)
+def test_every_pinned_file_of_the_shared_copy_has_its_digest(study):
+    source = upstream.UpstreamSource(study, shared_file(*COPIES[study]))
+    for path in upstream.pinned(study):
+        assert source.text(path)
+
+
+def test_pins_name_the_authors_commits():
+    assert upstream.pin("judges", "src/novelty_eval/judge.py").url == (
+        "https://raw.githubusercontent.com/noy-sternlicht/novelty-eval/"
+        "7159b2853ee4c8e1a7bd6a067898455f852dfc73/src/novelty_eval/judge.py"
+    )
+    assert upstream.pin("novbench", "code/comment_evaluate.py").commit.startswith("c34448e")
+
+
+def test_fetch_from_a_copy_checks_the_digest(tmp_path):
+    copy = tmp_path / "copy"
+    path = "src/novelty_eval/benchmark_data/paper_blocklist.yaml"
+    original = shared_file("novelty-eval", "upstream", *path.split("/")).read_bytes()
+    (copy / path).parent.mkdir(parents=True)
+    (copy / path).write_bytes(original)
+    target = tmp_path / "fetched" / path
+    upstream.fetch(upstream.pin("judges", path), target, mirror=copy)
+    assert target.read_bytes() == original
+
+    (copy / path).write_bytes(original + b"\n# edited\n")
+    with pytest.raises(upstream.UpstreamError, match="paper_blocklist.yaml.*is pinned at"):
+        upstream.fetch(upstream.pin("judges", path), tmp_path / "again" / path, mirror=copy)
+    assert not (tmp_path / "again" / path).exists()
+
+
+def test_an_unpinned_path_is_refused():
+    with pytest.raises(upstream.UpstreamError, match="not a pinned upstream file"):
+        upstream.pin("judges", "src/novelty_eval/other.py")
