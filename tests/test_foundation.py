@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import yaml
@@ -10,7 +11,7 @@ from conftest import REPO, SAMPLE, run_snakemake, shared_file, snakemake_env, wr
 
 from noveval.engines.journal import Journal
 from noveval.novbench.grid import novbench_grid
-from noveval.registry import RegistryError, load_registry
+from noveval.registry import ModelSpec, RegistryError, load_registry
 from noveval.requests import build_request, request_id
 
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64}
@@ -22,12 +23,15 @@ def default_config() -> dict:
 
 
 def test_request_id_is_stable_and_sensitive():
-    first = request_id("m", "ref", MESSAGES, DECODING)
-    assert first == request_id("m", "ref", [dict(MESSAGES[0])], dict(reversed(DECODING.items())))
-    assert first != request_id("m", "ref", MESSAGES, {**DECODING, "max_tokens": 65})
-    assert first != request_id("m2", "ref", MESSAGES, DECODING)
-    assert first != request_id("m", "ref", [{"role": "user", "content": "Is it novel?"}], DECODING)
-    row = build_request("p1", "m", "ref", MESSAGES, DECODING)
+    spec = ModelSpec(name="m", engine="api", reference="ref", context_length=1)
+    first = request_id(spec, MESSAGES, DECODING)
+    assert first == request_id(spec, [dict(MESSAGES[0])], dict(reversed(DECODING.items())))
+    assert first != request_id(spec, MESSAGES, {**DECODING, "max_tokens": 65})
+    assert first != request_id(replace(spec, name="m2"), MESSAGES, DECODING)
+    assert first != request_id(replace(spec, reference="ref2"), MESSAGES, DECODING)
+    assert first != request_id(replace(spec, reasoning_effort="low"), MESSAGES, DECODING)
+    assert first != request_id(spec, [{"role": "user", "content": "Is it novel?"}], DECODING)
+    row = build_request("p1", spec, MESSAGES, DECODING)
     assert json.loads(row["messages"]) == MESSAGES and row["max_tokens"] == 64
 
 

@@ -10,6 +10,7 @@ from conftest import SAMPLE
 
 from noveval.novbench import generation, perturbation, records, tables
 from noveval.novbench.parsing import parse_evaluation
+from noveval.registry import ModelSpec
 
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64}
 SETTINGS = {"few_shot_examples": 2, "seed": 7}
@@ -56,8 +57,9 @@ def test_prompts_carry_descriptions_examples_and_related_work(papers):
 
 
 def test_generation_requests_have_distinct_stable_ids(papers):
-    rows = generation.generation_requests(papers, papers, "zero", "m", "ref", DECODING, SETTINGS)
-    again = generation.generation_requests(papers, papers, "zero", "m", "ref", DECODING, SETTINGS)
+    spec = ModelSpec(name="m", engine="api", reference="ref", context_length=1)
+    rows = generation.generation_requests(papers, papers, "zero", spec, DECODING, SETTINGS)
+    again = generation.generation_requests(papers, papers, "zero", spec, DECODING, SETTINGS)
     assert [r["request_id"] for r in rows] == [r["request_id"] for r in again]
     assert len({r["request_id"] for r in rows}) == len(papers)
     assert json.loads(rows[0]["messages"])[0]["role"] == "system"

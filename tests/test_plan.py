@@ -94,7 +94,7 @@ def test_slurm_resources_follow_the_allocation(tmp_path):
     spec = REGISTRY.model(Wildcards.model)
     requests = tmp_path / "requests.parquet"
     rows = [
-        build_request(f"p{i}", spec.name, spec.reference, [{"role": "user", "content": "x"}], {
+        build_request(f"p{i}", spec, [{"role": "user", "content": "x"}], {
             "temperature": 0.0, "seed": 0, "max_tokens": 4096})
         for i in range(40)
     ]  # fmt: skip

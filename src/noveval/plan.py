@@ -25,6 +25,9 @@ from noveval.datasets import release_files
 from noveval.novbench import generation, perturbation, records
 from noveval.registry import ModelSpec, Registry, load_registry
 
+# Prompts are rendered only to count their tokens: any model stands in for the cell's.
+PROMPT_ONLY = ModelSpec(name="prompt-only", engine="api", reference="-", context_length=1)
+
 log = logging.getLogger(__name__)
 
 # registry throughputs are given for this many requests in flight (config/paper.yaml's concurrency)
@@ -150,7 +153,7 @@ def novbench_workloads(
                     papers, novbench["keep_fraction"], novbench["seed"]
                 )
             rows = generation.generation_requests(
-                inputs, papers, strategy, "plan", "plan", decoding, novbench
+                inputs, papers, strategy, PROMPT_ONLY, decoding, novbench
             )
             rendered[strategy, kind] = round(prompt_tokens(rows, settings) * scale)
         common = {"track": "novbench", "dataset": dataset, "papers": size}
@@ -172,7 +175,7 @@ def novbench_workloads(
             )
         if any(cell["perturbation"] == "change" for cell in mine):
             spec = registry.model(paraphrase_model)
-            rows = perturbation.paraphrase_requests(papers, paraphrase_model, "plan", decoding)
+            rows = perturbation.paraphrase_requests(papers, spec, decoding)
             # a paraphrase is about as long as its sentence
             sentences = [s for descriptions in papers["descriptions"] for s in descriptions]
             answer = math.ceil(sum(text_tokens(s, settings) for s in sentences) / len(sentences))

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import openai
+import pandas as pd
 from tenacity import (
     AsyncRetrying,
     retry_if_exception_type,
@@ -55,11 +56,12 @@ async def _call(client: openai.AsyncOpenAI, endpoint: Endpoint, request: dict, s
     arguments = {
         "model": endpoint.served_model,
         "messages": json.loads(request["messages"]),
-        "temperature": request["temperature"],
         "max_tokens": request["max_tokens"],
-        "seed": request["seed"],
         "extra_headers": {"X-Request-Id": request["request_id"]},
     }
+    for optional in ("temperature", "seed"):  # null: not sent
+        if pd.notna(request.get(optional)):
+            arguments[optional] = request[optional]
     if request.get("response_format"):
         arguments["response_format"] = json.loads(request["response_format"])
     extra_body = dict(endpoint.extra_body or {})

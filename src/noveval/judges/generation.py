@@ -33,8 +33,7 @@ def generation_requests(pairs: pd.DataFrame, spec: ModelSpec, decoding: dict) ->
         rows.append(
             build_request(
                 item_id=pair["instance_id"],
-                model=spec.name,
-                reference=spec.reference,
+                spec=spec,
                 messages=[
                     {
                         "role": "user",

@@ -36,8 +36,7 @@ def plan_requests(
     rows = [
         build_request(
             item_id=f"{instance['instance_id']}|{index}",
-            model=spec.name,
-            reference=spec.reference,
+            spec=spec,
             messages=[{"role": "user", "content": render("judges/plan_rewrite.j2", idea=idea)}],
             decoding=decoding,
             response_format=constraint,

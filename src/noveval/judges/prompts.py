@@ -8,7 +8,7 @@ request id), which is what "3 calls" means on engines that sample; greedy engine
 from __future__ import annotations
 
 from noveval.registry import ModelSpec
-from noveval.requests import REQUEST_COLUMNS, build_request
+from noveval.requests import build_request
 from noveval.templates import render
 
 # What each prompt change renders: (template, template variables).
@@ -21,7 +21,6 @@ PROMPTS = {
     "P5": ("short", {"variant": "P5"}),
 }
 REASONING_EFFORT = {"low_reasoning": "low"}  # every other change: "high"
-JUDGE_REQUEST_COLUMNS = [*REQUEST_COLUMNS, "reasoning_effort"]
 
 
 def prompt_of(change: str) -> tuple[str, dict]:
@@ -143,11 +142,10 @@ def judge_requests(
                     call_decoding["reasoning_effort"] = effort
                 row = build_request(
                     item_id=call_item_id(instance["instance_id"], order, call),
-                    model=spec.name,
-                    reference=spec.reference,
+                    spec=spec,
                     messages=chat,
                     decoding=call_decoding,
                     response_format=constraint,
                 )
-                rows.append({**row, "reasoning_effort": effort})
+                rows.append(row)
     return rows

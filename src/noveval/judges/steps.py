@@ -9,10 +9,10 @@ import pandas as pd
 from noveval.judges import figures, generation, instances, plans, retrieval, summary, tables
 from noveval.judges.aggregation import aggregate, first_calls
 from noveval.judges.grid import ideation_setup_name
-from noveval.judges.prompts import JUDGE_REQUEST_COLUMNS, judge_requests
+from noveval.judges.prompts import judge_requests
 from noveval.judges.verdicts import calls_from_responses
 from noveval.registry import load_registry
-from noveval.requests import read_tables, write_table
+from noveval.requests import REQUEST_COLUMNS, read_tables, write_table
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def requests(
     )
     log.info("%s/%s: %d calls", model, change, len(rows))
     write_table(
-        pd.DataFrame(rows, columns=JUDGE_REQUEST_COLUMNS), JUDGE_REQUEST_COLUMNS, requests_path
+        pd.DataFrame(rows, columns=REQUEST_COLUMNS), REQUEST_COLUMNS, requests_path
     )
 
 

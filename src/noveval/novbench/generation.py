@@ -7,6 +7,7 @@ import random
 import pandas as pd
 
 from noveval.novbench.parsing import format_evaluation
+from noveval.registry import ModelSpec
 from noveval.requests import build_request
 from noveval.templates import render
 
@@ -54,8 +55,7 @@ def generation_requests(
     inputs: pd.DataFrame,
     pool: pd.DataFrame,
     strategy: str,
-    model: str,
-    reference: str,
+    spec: ModelSpec,
     decoding: dict,
     settings: dict,
 ) -> list[dict]:
@@ -64,8 +64,7 @@ def generation_requests(
     return [
         build_request(
             item_id=paper["paper_id"],
-            model=model,
-            reference=reference,
+            spec=spec,
             messages=[
                 {"role": "system", "content": system},
                 {"role": "user", "content": user_prompt(paper, strategy, pool, settings)},

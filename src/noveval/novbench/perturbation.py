@@ -10,6 +10,7 @@ import re
 
 import pandas as pd
 
+from noveval.registry import ModelSpec
 from noveval.requests import build_request
 from noveval.templates import render
 
@@ -34,15 +35,12 @@ def delete_sentences(papers: pd.DataFrame, keep_fraction: float, seed: int) -> p
     return perturbed
 
 
-def paraphrase_requests(
-    papers: pd.DataFrame, model: str, reference: str, decoding: dict
-) -> list[dict]:
+def paraphrase_requests(papers: pd.DataFrame, spec: ModelSpec, decoding: dict) -> list[dict]:
     """One paraphrase call per description; item id ``<paper_id>#<index>``."""
     return [
         build_request(
             item_id=f"{paper['paper_id']}#{index}",
-            model=model,
-            reference=reference,
+            spec=spec,
             messages=[
                 {"role": "user", "content": render("novbench/paraphrase.j2", sentence=sentence)}
             ],

@@ -60,7 +60,7 @@ def paraphrase_requests(
     """Requests of the ``change`` perturbation: one paraphrase per description."""
     spec = load_registry(registry_path).model(model)
     papers = records.read_papers(papers_path)
-    rows = perturbation.paraphrase_requests(papers, model, spec.reference, decoding)
+    rows = perturbation.paraphrase_requests(papers, spec, decoding)
     write_table(rows, REQUEST_COLUMNS, requests_path)
 
 
@@ -87,8 +87,7 @@ def generation_requests(
         inputs=records.read_papers(inputs_path),
         pool=records.read_papers(papers_path),
         strategy=strategy,
-        model=model,
-        reference=spec.reference,
+        spec=spec,
         decoding=decoding,
         settings=settings,
     )
