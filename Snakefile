@@ -4,7 +4,7 @@ from snakemake.utils import min_version, validate
 
 from noveval.judges.grid import judges_grid
 from noveval.novbench.grid import novbench_grid
-from noveval.registry import load_registry
+from noveval.registry import load_registry, models_to_call
 
 min_version("9.0")
 
@@ -27,9 +27,9 @@ CACHE = f"{RESULTS}/cache"
 
 
 onstart:
-    # Keys are checked before any job starts; the compute plan calls no model and needs none.
-    if set(workflow.dag_settings.targets) != {"plan"}:
-        REGISTRY.require_api_keys(NOVBENCH.models_used() | JUDGES.models_used())
+    # Keys are checked before any job starts, for the models whose inference jobs will run: the
+    # compute plan, or tables and figures rebuilt from cached outputs, need no key.
+    REGISTRY.require_api_keys(models_to_call(workflow.dag.needrun_jobs()))
 
 
 include: "rules/common.smk"
