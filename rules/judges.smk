@@ -1,14 +1,30 @@
+from noveval.judges import authors as judge_authors
+
 JUDGE_SETTINGS = {
     key: config["judges"].get(key)
     for key in (
         "max_tokens",
         "calls",
+        "calls_by_change",
+        "prompts",
         "structured_output",
         "reasoning_chars",
         "plan_max_tokens",
     )
 }
 JUDGE_RETRIEVAL = config["judges"].get("retrieval") or {}
+# The paper mode: the authors' files (rule upstream_file), their verdict format and tie rules.
+JUDGE_UPSTREAM = f"{RESULTS}/downloads/upstream/judges"
+JUDGE_AUTHORS = config["judges"].get("prompts") == "authors"
+JUDGE_BLOCKLIST = (
+    [f"{JUDGE_UPSTREAM}/{judge_authors.BLOCKLIST}"]
+    if config["judges"].get("blocklist")
+    else []
+)
+JUDGE_PROTOCOL = {
+    key: config["judges"].get(key)
+    for key in ("prompts", "no_aggregation", "even_split", "all_failed")
+}
 
 
 rule judges_generation_requests:
@@ -41,6 +57,8 @@ rule judges_generated_instances:
         generator=r"[^/]+",
     conda:
         "../envs/noveval.yaml"
+    params:
+        upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
     script:
         "../scripts/judges_generated_instances.py"
 
@@ -65,9 +83,10 @@ rule judges_ideation_instances:
 
 rule judges_instances:
     input:
-        lambda wildcards: JUDGES.release_file(
+        release=lambda wildcards: JUDGES.release_file(
             wildcards.dataset, wildcards.setup, wildcards.format
         ),
+        blocklist=JUDGE_BLOCKLIST,
     output:
         f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
     log:
@@ -77,6 +96,8 @@ rule judges_instances:
         setup=r"(?!generated-|ideation-)[A-Za-z0-9_.+-]+",
     conda:
         "../envs/noveval.yaml"
+    params:
+        upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
     script:
         "../scripts/judges_instances.py"
 
@@ -104,6 +125,7 @@ rule judges_plan_requests:
 rule judges_plan_instances:
     input:
         unpack(lambda wildcards: JUDGES.plan_source(RESULTS, wildcards)),
+        blocklist=JUDGE_BLOCKLIST,
     output:
         f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-plan.parquet",
     log:
@@ -113,6 +135,8 @@ rule judges_plan_instances:
         setup=r"[A-Za-z0-9_.+-]+",
     conda:
         "../envs/noveval.yaml"
+    params:
+        upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
     script:
         "../scripts/judges_plan_instances.py"
 
@@ -141,6 +165,11 @@ rule judges_related:
 rule judges_requests:
     input:
         unpack(lambda wildcards: JUDGES.request_inputs(RESULTS, wildcards)),
+        upstream=(
+            [f"{JUDGE_UPSTREAM}/{path}" for path in judge_authors.FILES]
+            if JUDGE_AUTHORS
+            else []
+        ),
     output:
         f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{change}}/requests.parquet",
     log:
@@ -155,6 +184,7 @@ rule judges_requests:
         registry=config["registry"],
         decoding=config["decoding"],
         settings=JUDGE_SETTINGS,
+        upstream_root=JUDGE_UPSTREAM,
     script:
         "../scripts/judges_requests.py"
 
@@ -173,6 +203,8 @@ rule judges_verdicts:
         change=r"reference|P[1-5]|retrieval|low_reasoning|plan|no_aggregation",
     conda:
         "../envs/noveval.yaml"
+    params:
+        protocol=JUDGE_PROTOCOL,
     script:
         "../scripts/judges_verdicts.py"
 
@@ -193,6 +225,7 @@ rule judges_metrics:
         "../envs/noveval.yaml"
     params:
         bootstrap=config["judges"]["bootstrap"],
+        cost=config["judges"].get("cost", "all_calls"),
     script:
         "../scripts/judges_metrics.py"
 

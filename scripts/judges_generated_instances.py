@@ -10,4 +10,5 @@ with log_to(snakemake.log[0]):
         f"generated-{snakemake.wildcards.generator}",
         snakemake.output.pairwise,
         snakemake.output.pointwise,
+        upstream_root=snakemake.params.upstream_root,
     )

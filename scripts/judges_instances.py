@@ -5,8 +5,9 @@ from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
     steps.load_instances(
-        snakemake.input[0],
+        snakemake.input.release,
         snakemake.wildcards.setup,
         snakemake.wildcards.format,
         snakemake.output[0],
+        upstream_root=snakemake.params.upstream_root,
     )

@@ -13,4 +13,5 @@ with log_to(snakemake.log[0]):
         settings=snakemake.params.settings,
         requests_path=snakemake.output[0],
         related_path=snakemake.input.get("related"),
+        upstream_root=snakemake.params.upstream_root,
     )

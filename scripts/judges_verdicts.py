@@ -10,4 +10,5 @@ with log_to(snakemake.log[0]):
         snakemake.input.responses,
         {"model": wildcards.model, "setup": wildcards.setup, "change": wildcards.change},
         snakemake.output[0],
+        protocol=snakemake.params.protocol,
     )

@@ -1,25 +1,39 @@
 """Votes of repeated judge calls → one verdict per instance.
 
 Pointwise: the majority of the calls' 0/1 votes. Pairwise: calls in both presentation orders,
-each vote mapped back to the idea it names; the idea with more votes wins. An even split, or no
-valid vote at all, is a tie (``TIE``).
+each vote mapped back to the idea it names; the idea with more votes wins, an even split is a tie
+(``TIE``). Two rules are settings (``Rules``): a pointwise even split is a tie or "not novel" (the
+authors'), and an instance whose every call failed is a tie or ``FAILED`` (wrong in every metric,
+the authors' figures).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import pandas as pd
 
 TIE = -1
+FAILED = -2
 
 
-def majority(votes: Iterable[int | None]) -> int:
-    """The 0/1 value voted more often; ``TIE`` on an even split or when every vote failed."""
+@dataclass(frozen=True)
+class Rules:
+    """``even_split``: 'tie' or 'not_novel' (pointwise); ``all_failed``: 'tie' or 'wrong'."""
+
+    even_split: str = "tie"
+    all_failed: str = "tie"
+
+
+def majority(votes: Iterable[int | None], even: int = TIE, none: int = TIE) -> int:
+    """The 0/1 value voted more often; ``even`` on an even split, ``none`` when all failed."""
     valid = [v for v in votes if v is not None]
+    if not valid:
+        return none
     ones = sum(valid)
     zeros = len(valid) - ones
-    return 1 if ones > zeros else 0 if zeros > ones else TIE
+    return 1 if ones > zeros else 0 if zeros > ones else even
 
 
 def idea_vote(order: int, choice: int | None) -> int | None:
@@ -29,39 +43,53 @@ def idea_vote(order: int, choice: int | None) -> int | None:
     return choice if order == 0 else 1 - choice
 
 
-def aggregate_pointwise(votes: Iterable[int | None]) -> int:
+def _none(rules: Rules) -> int:
+    return FAILED if rules.all_failed == "wrong" else TIE
+
+
+def aggregate_pointwise(votes: Iterable[int | None], rules: Rules = Rules()) -> int:
     """Pointwise verdict from the calls' votes."""
-    return majority(votes)
+    even = 0 if rules.even_split == "not_novel" else TIE
+    return majority(votes, even, _none(rules))
 
 
-def aggregate_pairwise(votes: Iterable[tuple[int, int | None]]) -> int:
+def aggregate_pairwise(votes: Iterable[tuple[int, int | None]], rules: Rules = Rules()) -> int:
     """Pairwise verdict (index of the winning idea, or ``TIE``) from ``(order, choice)`` votes."""
-    return majority(idea_vote(order, choice) for order, choice in votes)
+    return majority((idea_vote(order, choice) for order, choice in votes), TIE, _none(rules))
 
 
-def first_calls(calls: pd.DataFrame) -> pd.DataFrame:
-    """The first call of each instance and order: the no-aggregation configuration."""
-    return calls[calls["call"] == 0]
+def sub_runs(calls: pd.DataFrame, runs: int | None) -> pd.DataFrame:
+    """The no-aggregation configuration: call ``r`` of each instance and order is run ``r``.
+
+    ``runs=None`` keeps the first call only (one run); otherwise calls ``0 … runs-1`` each make
+    a single-call run, whose metrics are averaged (the authors' three sub-runs).
+    """
+    kept = calls[calls["call"] < (runs or 1)].copy()
+    kept["run"] = kept["call"]
+    return kept
 
 
-def aggregate(calls: pd.DataFrame, format: str) -> pd.DataFrame:
-    """Per-instance verdicts from a calls table (instance_id, order, call, choice, ...)."""
+def aggregate(calls: pd.DataFrame, format: str, rules: Rules = Rules()) -> pd.DataFrame:
+    """Per-instance verdicts (per ``run`` where the calls carry one) from a calls table."""
+    calls = calls if "run" in calls else calls.assign(run=0)
     rows = []
-    for instance_id, group in calls.groupby("instance_id", sort=False):
+    for (run, instance_id), group in calls.groupby(["run", "instance_id"], sort=False):
         choices = [None if pd.isna(c) else int(c) for c in group["choice"]]
         if format == "pointwise":
-            verdict = aggregate_pointwise(choices)
+            verdict = aggregate_pointwise(choices, rules)
         else:
-            verdict = aggregate_pairwise(zip(group["order"].astype(int), choices))
+            verdict = aggregate_pairwise(zip(group["order"].astype(int), choices), rules)
         rows.append(
             {
                 "instance_id": instance_id,
+                "run": int(run),
                 "verdict": verdict,
                 "n_calls": len(group),
                 "n_failed": sum(c is None for c in choices),
                 "input_tokens": int(group["input_tokens"].sum()),
                 "output_tokens": int(group["output_tokens"].sum()),
                 "cost_usd": float(group["cost_usd"].sum()),
+                "cost_per_call_usd": float(group["cost_usd"].mean()),
             }
         )
     return pd.DataFrame(rows)

@@ -7,6 +7,7 @@ request id), which is what "3 calls" means on engines that sample; greedy engine
 
 from __future__ import annotations
 
+from noveval.judges.authors import AuthorsPrompts, related_text
 from noveval.registry import ModelSpec
 from noveval.requests import build_request
 from noveval.templates import render
@@ -99,6 +100,12 @@ def response_format(spec: ModelSpec, schema: dict) -> dict:
     }
 
 
+def calls_of(change: str, calls: dict, calls_by_change: dict | None) -> dict:
+    """The calls of one change: ``calls``, or its entry in ``calls_by_change`` (P3–P5 at 1 + 1
+    in the authors' protocol)."""
+    return {**calls, **((calls_by_change or {}).get(change) or {})}
+
+
 def call_item_id(instance_id: str, order: int, call: int) -> str:
     """Item id of one call: the instance, the presentation order and the call index."""
     return f"{instance_id}|{order}|{call}"
@@ -119,9 +126,14 @@ def judge_requests(
     structured_output: bool = True,
     reasoning_chars: int | None = None,
     related: dict[str, list[list[str]]] | None = None,
+    authors: AuthorsPrompts | None = None,
 ) -> list[dict]:
     """Every call of one cell: ``calls['pointwise']`` per idea, or ``calls['pairwise_per_order']``
-    in each presentation order per pair."""
+    in each presentation order per pair.
+
+    With ``authors`` (the paper mode) each call is one user message rendered from the authors'
+    templates, answered in their free format (no output constraint).
+    """
     rows = []
     for instance in instances:
         format = instance["format"]
@@ -129,11 +141,16 @@ def judge_requests(
         repeats = calls["pointwise"] if format == "pointwise" else calls["pairwise_per_order"]
         context = (related or {}).get(instance["instance_id"])
         schema = verdict_schema(format, change, reasoning_chars)
-        constraint = response_format(spec, schema) if structured_output else None
+        constraint = response_format(spec, schema) if structured_output and not authors else None
         for order in orders:
             ideas = list(instance["ideas"]) if order == 0 else list(instance["ideas"])[::-1]
             shown_related = None if context is None else (context if order == 0 else context[::-1])
-            chat = messages(format, instance["area"], ideas, change, shown_related)
+            if authors:
+                works = None if shown_related is None else [related_text(b) for b in shown_related]
+                text = authors.prompt(format, change, ideas, works)
+                chat = [{"role": "user", "content": text}]
+            else:
+                chat = messages(format, instance["area"], ideas, change, shown_related)
             for call in range(repeats):
                 call_decoding = {**decoding, "seed": int(decoding["seed"]) + call}
                 effort = None

@@ -7,9 +7,10 @@ import logging
 import pandas as pd
 
 from noveval.judges import figures, generation, instances, plans, retrieval, summary, tables
-from noveval.judges.aggregation import aggregate, first_calls
+from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
+from noveval.judges.authors import AuthorsPrompts, apply_blocklist, blocked_titles
 from noveval.judges.grid import ideation_setup_name
-from noveval.judges.prompts import judge_requests
+from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.verdicts import calls_from_responses
 from noveval.registry import load_registry
 from noveval.requests import REQUEST_COLUMNS, read_tables, write_table
@@ -21,6 +22,7 @@ VERDICT_COLUMNS = [
     "setup",
     "change",
     "instance_id",
+    "run",
     "label",
     "verdict",
     "n_calls",
@@ -28,12 +30,30 @@ VERDICT_COLUMNS = [
     "input_tokens",
     "output_tokens",
     "cost_usd",
+    "cost_per_call_usd",
 ]
 
 
-def load_instances(release_path: str, setup: str, format: str, instances_path: str) -> None:
-    """Release YAML → instances table."""
-    instances.write_instances(instances.load_release(release_path, setup, format), instances_path)
+def blocklisted(table: pd.DataFrame, upstream_root: str | None) -> pd.DataFrame:
+    """``table`` without the authors' blocked papers and partners (``upstream_root``: their
+    blocklist's folder; None keeps every instance)."""
+    if not upstream_root:
+        return table
+    kept = apply_blocklist(table, blocked_titles(upstream_root))
+    log.info("blocklist: %d of %d instances removed", len(table) - len(kept), len(table))
+    return kept
+
+
+def load_instances(
+    release_path: str,
+    setup: str,
+    format: str,
+    instances_path: str,
+    upstream_root: str | None = None,
+) -> None:
+    """Release YAML → instances table (without blocked papers where ``upstream_root`` is set)."""
+    table = instances.load_release(release_path, setup, format)
+    instances.write_instances(blocklisted(table, upstream_root), instances_path)
 
 
 def requests(
@@ -45,9 +65,14 @@ def requests(
     settings: dict,
     requests_path: str,
     related_path: str | None = None,
+    upstream_root: str | None = None,
 ) -> None:
-    """Every call of one judge cell (``related_path``: the retrieval change's related work)."""
+    """Every call of one judge cell (``related_path``: the retrieval change's related work).
+
+    ``settings['prompts'] == 'authors'`` renders the authors' prompts from ``upstream_root``.
+    """
     spec = load_registry(registry_path).model(model)
+    authors = AuthorsPrompts(upstream_root) if settings.get("prompts") == "authors" else None
     related = None
     if related_path:
         table = pd.read_parquet(related_path)
@@ -59,15 +84,14 @@ def requests(
         change=change,
         spec=spec,
         decoding={**decoding, "max_tokens": settings["max_tokens"]},
-        calls=settings["calls"],
+        calls=calls_of(change, settings["calls"], settings.get("calls_by_change")),
         structured_output=settings["structured_output"],
         reasoning_chars=settings["reasoning_chars"],
         related=related,
+        authors=authors,
     )
     log.info("%s/%s: %d calls", model, change, len(rows))
-    write_table(
-        pd.DataFrame(rows, columns=REQUEST_COLUMNS), REQUEST_COLUMNS, requests_path
-    )
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), REQUEST_COLUMNS, requests_path)
 
 
 def generation_requests(
@@ -88,14 +112,19 @@ def generation_requests(
 
 
 def generated_instances(
-    pairs_path: str, responses_path: str, setup: str, pairwise_path: str, pointwise_path: str
+    pairs_path: str,
+    responses_path: str,
+    setup: str,
+    pairwise_path: str,
+    pointwise_path: str,
+    upstream_root: str | None = None,
 ) -> None:
-    """The generated setup's pairwise and pointwise instances."""
+    """The generated setup's pairwise and pointwise instances (blocklist as ``load_instances``)."""
     pairwise, pointwise = generation.generated_setup(
         instances.read_instances(pairs_path), pd.read_parquet(responses_path), setup
     )
-    instances.write_instances(pairwise, pairwise_path)
-    instances.write_instances(pointwise, pointwise_path)
+    instances.write_instances(blocklisted(pairwise, upstream_root), pairwise_path)
+    instances.write_instances(blocklisted(pointwise, upstream_root), pointwise_path)
 
 
 def ideation_instances(
@@ -144,10 +173,12 @@ def plan_instances(
     release_path: str | None = None,
     instances_path: str | None = None,
     responses_path: str | None = None,
+    upstream_root: str | None = None,
 ) -> None:
-    """Plan-form instances: the release's plan file, or the LLM rewrites of the instances."""
+    """Plan-form instances: the release's plan file (blocklist as ``load_instances``), or the
+    LLM rewrites of the (already filtered) instances."""
     if release_path:
-        table = instances.load_release(release_path, setup, format)
+        table = blocklisted(instances.load_release(release_path, setup, format), upstream_root)
     else:
         table = plans.apply_plans(
             instances.read_instances(instances_path), pd.read_parquet(responses_path)
@@ -174,18 +205,30 @@ def related_work(
     write_table(table, list(table.columns), related_path)
 
 
-def verdicts(instances_path: str, responses_path: str, cell: dict, verdicts_path: str) -> None:
-    """Responses of one cell → aggregated verdict per instance.
+def verdicts(
+    instances_path: str,
+    responses_path: str,
+    cell: dict,
+    verdicts_path: str,
+    protocol: dict | None = None,
+) -> None:
+    """Responses of one cell → aggregated verdict per instance (and run).
 
-    ``no_aggregation`` reads the reference run's responses and keeps the first call of each
-    order: it costs no call of its own.
+    ``no_aggregation`` reads the reference run's responses: its first call of each order, or with
+    ``protocol['no_aggregation'] == 'sub_runs'`` one single-call run per call index (the mean of
+    their metrics is reported); it costs no call of its own. ``protocol`` also holds the verdict
+    format (``prompts``) and the tie rules (``even_split``, ``all_failed``).
     """
+    protocol = protocol or {}
     table = instances.read_instances(instances_path)
     format = table["format"].iloc[0]
-    calls = calls_from_responses(pd.read_parquet(responses_path), format)
+    responses = pd.read_parquet(responses_path)
+    calls = calls_from_responses(responses, format, protocol.get("prompts", "builtin"))
     if cell["change"] == "no_aggregation":
-        calls = first_calls(calls)
-    aggregated = aggregate(calls, format)
+        runs = calls["call"].max() + 1 if protocol.get("no_aggregation") == "sub_runs" else None
+        calls = sub_runs(calls, runs)
+    rules = Rules(protocol.get("even_split", "tie"), protocol.get("all_failed", "tie"))
+    aggregated = aggregate(calls, format, rules)
     frame = table[["instance_id", "label"]].merge(aggregated, on="instance_id", how="left")
     for key, value in cell.items():
         frame[key] = value
@@ -195,17 +238,29 @@ def verdicts(instances_path: str, responses_path: str, cell: dict, verdicts_path
         len(frame),
         frame["n_calls"].sum(),
         frame["n_failed"].sum(),
-        (frame["verdict"] == -1).sum(),
+        (frame["verdict"] == TIE).sum(),
     )
     write_table(frame[VERDICT_COLUMNS], VERDICT_COLUMNS, verdicts_path)
 
 
 def metrics(
-    verdicts_paths: list[str], format: str, bootstrap: dict, parquet_path: str, csv_path: str
+    verdicts_paths: list[str],
+    format: str,
+    bootstrap: dict,
+    parquet_path: str,
+    csv_path: str,
+    cost: str = "all_calls",
 ) -> None:
-    """One metrics row per judge × setup × change of one format."""
+    """One metrics row per judge × setup × change of one format (``cost``: its basis)."""
     frame = read_tables(verdicts_paths)
-    table = summary.metrics_table(frame, format, bootstrap["resamples"], bootstrap["seed"])
+    table = summary.metrics_table(
+        frame,
+        format,
+        bootstrap["resamples"],
+        bootstrap["seed"],
+        method=bootstrap.get("method", "percentile"),
+        cost=cost,
+    )
     write_table(table, list(table.columns), parquet_path)
     table.to_csv(csv_path, index=False)
 

@@ -1,5 +1,7 @@
 """One judge call's answer → its verdict: a JSON object, parsed tolerantly.
 
+(The paper mode's answers, in the authors' format, are parsed by ``authors.parse_verdict``.)
+
 Pointwise answers hold ``{"novelty": 0|1}``; pairwise answers ``{"more_novel": 1|2}`` (the ideas
 are shown as Idea 1 and Idea 2), returned as the 0-based index of the idea as shown. Anything
 else is ``None``: a failed call, counted, never an exception.
@@ -12,6 +14,7 @@ import re
 
 import pandas as pd
 
+from noveval.judges import authors
 from noveval.judges.prompts import split_item_id
 
 KEYS = {"pointwise": "novelty", "pairwise": "more_novel"}
@@ -66,16 +69,20 @@ def parse_verdict(text: str | None, format: str) -> int | None:
     return _coerce(matches[-1], format) if matches else None
 
 
-def calls_from_responses(responses: pd.DataFrame, format: str) -> pd.DataFrame:
+def calls_from_responses(
+    responses: pd.DataFrame, format: str, prompts: str = "builtin"
+) -> pd.DataFrame:
     """A responses table → one row per call: instance, order, call index, parsed choice, cost.
 
-    A call that failed or whose answer cannot be parsed has ``choice`` None (and ``failed``).
+    ``prompts='authors'`` parses the authors' verdict format with their semantics. A call that
+    failed or whose answer cannot be parsed has ``choice`` None (and ``failed``).
     """
+    parse = authors.parse_verdict if prompts == "authors" else parse_verdict
     rows = []
     for response in responses.to_dict("records"):
         instance_id, order, call = split_item_id(response["item_id"])
         failed = pd.notna(response.get("error"))
-        choice = None if failed else parse_verdict(response["text"], format)
+        choice = None if failed else parse(response["text"], format)
         rows.append(
             {
                 "instance_id": instance_id,

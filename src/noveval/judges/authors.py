@@ -1,0 +1,200 @@
+"""The judges' paper mode: the authors' own prompts, verdict format and blocklist, read as data.
+
+Everything here comes from the authors' repository at the pinned commit (``noveval.upstream``):
+their Jinja2 templates, the criteria, pairwise tips and guardrails assigned in ``judge.py`` (read
+with ``ast``, never executed), the vague criterion of ``ablations.yaml`` (P1) and the titles of
+``paper_blocklist.yaml``. Requests are rendered the way ``judge.py`` renders them and answers
+parsed with the semantics of their ``extract_json_choice``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import jinja2
+import pandas as pd
+import yaml
+
+from noveval.upstream import UpstreamSource
+
+TEMPLATES = "src/novelty_eval/templates/"
+JUDGE = "src/novelty_eval/judge.py"
+ABLATIONS = "src/novelty_eval/ablation/ablations.yaml"
+BLOCKLIST = "src/novelty_eval/benchmark_data/paper_blocklist.yaml"
+# Change → (pairwise template, pointwise template), as ablations.yaml sets them.
+_FULL = ("pairwise_novelty.jinja2", "pointwise_novelty.jinja2")
+_NO_CRITERIA = ("pairwise_novelty_no_criteria.jinja2", "pointwise_novelty_no_criteria.jinja2")
+_SHORT = {
+    "P3": "ai_researcher_prompts/pairwise_ai_researcher_variation.jinja2",
+    "P4": "ai_researcher_prompts/pairwise_ai_researcher_no_review.jinja2",
+    "P5": "ai_researcher_prompts/pairwise_ai_researcher_comparative.jinja2",
+}
+TEMPLATE_FILES = sorted({*_FULL, *_NO_CRITERIA, *_SHORT.values()})
+# Every pinned file the judge requests of the paper mode read.
+FILES = [JUDGE, ABLATIONS, *(TEMPLATES + name for name in TEMPLATE_FILES)]
+_THINKING = re.compile(r"<thinking>.*?</thinking>", re.DOTALL)
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+_LIST_CLOSED_BY_BRACE = re.compile(r"\[([^\{\[]*?)\}", re.DOTALL)
+
+
+def module_constant(source: str, name: str, where: str = JUDGE):
+    """The literal value a module assigns to ``name``, read from its source without running it."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return ast.literal_eval(node.value)
+    raise KeyError(f"{where}: no assignment to {name}")
+
+
+@dataclass(frozen=True)
+class AuthorsPrompts:
+    """The authors' judge prompts, rendered from a folder laid out like their repository."""
+
+    root: Path
+
+    @cached_property
+    def source(self) -> UpstreamSource:
+        return UpstreamSource("judges", Path(self.root))
+
+    @cached_property
+    def constants(self) -> dict:
+        judge = self.source.text(JUDGE)
+        names = (
+            "EVALUATION_CRITERIA",
+            "EVALUATION_CRITERIA_RETRIEVAL",
+            "NOVELTY_PAIRWISE_TIP",
+            "NOVELTY_RETRIEVAL_PAIRWISE_TIP",
+        )
+        values = {name: module_constant(judge, name) for name in names}
+        ablations = yaml.safe_load(self.source.text(ABLATIONS))
+        values["VAGUE_CRITERION"] = ablations["shared"]["vague_novelty_criterion"]
+        return values
+
+    @cached_property
+    def environment(self) -> jinja2.Environment:
+        """Jinja2 as ``judge.py`` configures it (defaults), over the pinned template files."""
+        return jinja2.Environment(
+            loader=jinja2.FunctionLoader(lambda name: self.source.text(TEMPLATES + name))
+        )
+
+    def criteria(self, change: str) -> tuple[dict, str]:
+        """The evaluation criteria and the pairwise tip a change passes to the templates."""
+        c = self.constants
+        if change == "retrieval":
+            return c["EVALUATION_CRITERIA_RETRIEVAL"], c["NOVELTY_RETRIEVAL_PAIRWISE_TIP"]
+        if change == "P1":  # ablations.yaml: novelty_criterion_override = the vague criterion
+            return {"novelty": c["VAGUE_CRITERION"]}, c["NOVELTY_PAIRWISE_TIP"]
+        return c["EVALUATION_CRITERIA"], c["NOVELTY_PAIRWISE_TIP"]
+
+    def prompt(
+        self, format: str, change: str, ideas: list[str], related: list[str] | None = None
+    ) -> str:
+        """The one user message of a call; ``ideas`` (and ``related``) in the order shown."""
+        related = related or [""] * len(ideas)
+        shown = [{"text": text, "related_work": work} for text, work in zip(ideas, related)]
+        criteria, tip = self.criteria(change)
+        if change in _SHORT:
+            if format != "pairwise":
+                raise ValueError(f"prompt {change} exists only for pairwise judging")
+            template = _SHORT[change]
+        else:
+            template = (_NO_CRITERIA if change == "P2" else _FULL)[format == "pointwise"]
+        render = self.environment.get_template(template).render
+        if format == "pointwise":
+            return render(idea=shown[0], evaluation_criteria=criteria, cutoff_date=None)
+        return render(
+            idea0=shown[0],
+            idea1=shown[1],
+            evaluation_criteria=with_tip(criteria, tip),
+            cutoff_date=None,
+        )
+
+
+def with_tip(criteria: dict, tip: str) -> dict:
+    """The novelty criterion with the pairwise tip appended at its indent, as judge.py does."""
+    criteria = dict(criteria)
+    text = criteria["novelty"]
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    indent = " " * (len(first) - len(first.lstrip()))
+    criteria["novelty"] = text.rstrip() + "\n\n" + indent + tip
+    return criteria
+
+
+def related_text(abstracts: list[str]) -> str:
+    """The related-work block of one idea: its abstracts, separated by blank lines."""
+    return "\n\n".join(abstracts)
+
+
+def extract_json(text: str | None):
+    """Their ``extract_json_choice``: the first candidate object that any of four parses accept.
+
+    Candidates (outside ``<thinking>`` blocks): fenced ```json blocks, then the span from the
+    first ``{`` to the last ``}``; each is tried as JSON, as a Python literal, with single quotes
+    swapped for double ones, and with a list closed by ``}`` repaired.
+    """
+    if not text:
+        return None
+    search = _THINKING.sub("", text).strip()
+    candidates = _FENCED.findall(search)
+    start, end = search.find("{"), search.rfind("}")
+    if start != -1 and end > start and search[start : end + 1] not in candidates:
+        candidates.append(search[start : end + 1])
+    for candidate in candidates:
+        for parse in (
+            json.loads,
+            ast.literal_eval,
+            lambda s: json.loads(s.replace("'", '"')),
+            lambda s: json.loads(_LIST_CLOSED_BY_BRACE.sub(r"[\1]", s)),
+        ):
+            try:
+                return parse(candidate)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                continue
+    return None
+
+
+def parse_verdict(text: str | None, format: str) -> int | None:
+    """One answer's vote with judge.py's semantics, or ``None`` (a failed call).
+
+    Pointwise: the majority of the answer's 0/1 integer values (an even split is 0). Pairwise:
+    ``int(answer["novelty"])``, the index of the idea as shown (another integer, which they count
+    as half a vote for each idea, changes no majority and counts here as no vote).
+    """
+    parsed = extract_json(text)
+    if not isinstance(parsed, dict):
+        return None
+    if format == "pointwise":
+        votes = [v for v in parsed.values() if isinstance(v, int) and v in (0, 1)]
+        return (1 if sum(votes) > len(votes) / 2 else 0) if votes else None
+    try:
+        choice = int(parsed["novelty"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return choice if choice in (0, 1) else None
+
+
+def blocked_titles(root: str | Path) -> set[str]:
+    """The titles of the authors' blocklist, case-folded (they match case-insensitively)."""
+    listed = yaml.safe_load(UpstreamSource("judges", Path(root)).text(BLOCKLIST))
+    return {title.casefold() for title in listed["blocked_titles"]}
+
+
+def apply_blocklist(table: pd.DataFrame, titles: set[str]) -> pd.DataFrame:
+    """Instances without any blocked paper, nor a blocked paper's pointwise partner.
+
+    A pair goes when either idea is blocked. Pointwise ideas come from the pairs: key ``n`` is
+    idea ``n % 2`` of pair ``n // 2``; a blocked idea takes its partner (the other key of that
+    pair) with it, as the authors drop whole pairs.
+    """
+    hit = table["titles"].map(lambda names: any(str(n).casefold() in titles for n in names))
+    if table.empty or (table["format"] == "pairwise").all():
+        return table[~hit].reset_index(drop=True)
+    pair = table["instance_id"].map(lambda key: int(key) // 2 if str(key).isdigit() else key)
+    blocked_pairs = set(pair[hit])
+    return table[~pair.isin(blocked_pairs)].reset_index(drop=True)
