@@ -1,0 +1,1 @@
+"""The reproduction report: every published number of both papers beside the pipeline's own."""
