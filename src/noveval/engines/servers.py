@@ -2,7 +2,8 @@
 
 ``llamacpp`` and ``vllm`` start a local OpenAI-compatible server (same lifecycle: free port, start,
 wait for health, stop), ``api`` talks to a hosted base URL. The server's output goes to the
-rule's log.
+rule's log. A local server runs under ``noveval.engines.guard``, which stops it when the job ends,
+even when the job is killed with ``kill -9``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +27,7 @@ from noveval.registry import ModelSpec, RegistryError
 log = logging.getLogger(__name__)
 
 LOCAL_KEY = "noveval-local"
+STOP_GRACE_S = 30  # seconds a server gets to exit after SIGTERM before SIGKILL
 
 
 def free_port() -> int:
@@ -113,15 +114,21 @@ def wait_until_healthy(base_url: str, process: subprocess.Popen, timeout_s: floa
     raise TimeoutError(f"model server not ready after {timeout_s:.0f} s; see {log_path}")
 
 
-def stop(process: subprocess.Popen, grace_s: float = 30) -> None:
-    """Terminate the server's process group, killing it if it lingers."""
+def guarded(command: list[str]) -> list[str]:
+    """``command`` run by the guard, which stops the server when this job ends, however it ends."""
+    guard = [sys.executable, "-m", "noveval.engines.guard", str(os.getpid()), str(STOP_GRACE_S)]
+    return [*guard, *command]
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Have the guard stop the server (SIGTERM, SIGKILL after the grace) and wait for it."""
     if process.poll() is not None:
         return
-    os.killpg(process.pid, signal.SIGTERM)
+    process.terminate()
     try:
-        process.wait(timeout=grace_s)
+        process.wait(timeout=STOP_GRACE_S + 10)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        process.kill()
         process.wait()
 
 
@@ -147,8 +154,10 @@ def serve(
     log.info("starting %s server: %s", spec.engine, " ".join(command))
     log.info("CUDA_VISIBLE_DEVICES=%s", os.environ.get("CUDA_VISIBLE_DEVICES", "(unset)"))
     with open(log_path, "a", encoding="utf-8") as server_log:
+        # A session of its own: signals sent to the job's terminal or process group (Ctrl-C,
+        # Snakemake stopping its jobs) reach the job, whose stop() then ends the server in order.
         process = subprocess.Popen(
-            command, stdout=server_log, stderr=subprocess.STDOUT, start_new_session=True
+            guarded(command), stdout=server_log, stderr=subprocess.STDOUT, start_new_session=True
         )
     try:
         started = time.monotonic()
