@@ -157,6 +157,8 @@ def novbench_row(row, grid: dict, tables: dict[str, pd.DataFrame]) -> dict:
     ]
     if found.empty:
         return _not_run(f"no row in {row.dataset}/table.csv (cell left out; see the run's log)")
+    if row.metric not in found:
+        return _not_run(f"no column '{row.metric}' in {row.dataset}/table.csv")
     ours = found.iloc[0]
     notes = [row.note] if row.note else []
     if row.metric in PAPER_SCORERS:
@@ -186,6 +188,8 @@ def judges_row(row, grid: dict, metrics: dict[tuple[str, str], pd.DataFrame]) ->
     ]
     if found.empty:
         return _not_run(f"no row for setup '{row.setup}' in {row.dataset}/{row.format}/metrics.csv")
+    if row.metric not in found:
+        return _not_run(f"no column '{row.metric}' in {row.dataset}/{row.format}/metrics.csv")
     ours = float(found.iloc[0][row.metric]) * (100 if row.unit == "percent" else 1)
     tolerance = COST_TOLERANCE * row.paper_value if row.unit == "usd" else TOLERANCES[row.unit]
     return _compared(row, ours, tolerance, row.note)

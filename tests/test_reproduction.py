@@ -1,0 +1,218 @@
+"""The reproduction report: the project's reference tables against the shared result files,
+verdicts and reasons on hand-made outputs, and the COLING acceptance run of the workflow."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+import pandas as pd
+import pytest
+from conftest import run_snakemake, shared_file, write_yaml
+
+from noveval.reproduction import report
+
+NOVBENCH_RESULTS = ("novbench", "paper-results")
+
+
+def published_value(study: str, table: str, cell: str, metric: str) -> float:
+    frame = report.published(study)
+    found = frame[(frame["table"] == table) & (frame["cell"] == cell) & (frame["metric"] == metric)]
+    assert len(found) == 1, (table, cell, metric)
+    return float(found.iloc[0]["paper_value"])
+
+
+def test_reference_tables_hold_every_published_number_with_its_source():
+    novbench, judges = report.published("novbench"), report.published("judges")
+    counts = novbench.groupby("table").size().to_dict()
+    # Table 2: 57 configurations x 4 metrics + Human Relevance and Clarity
+    assert counts == {"2": 230, "3": 12, "4": 20, "5": 38, "6": 228, "7": 228, "8": 114}
+    assert len(judges) == 431
+    assert (novbench["source"].str.startswith(("NovBench Table", "spec/novbench.md"))).all()
+    assert judges["source"].str.contains("figure_values.md").all()
+
+
+def test_novbench_reference_values_equal_the_authors_result_files():
+    clarity = json.loads(shared_file(*NOVBENCH_RESULTS, "result_Clarity_updated.json").read_text())
+    assert published_value("novbench", "2", "gpt-4o zero", "clarity") == pytest.approx(
+        clarity["gpt-4o_zero"]["model_clarity"], abs=1e-6
+    )
+    with shared_file(*NOVBENCH_RESULTS, "table2_emnlp2023_reconstructed.csv").open() as f:
+        table2 = {row["config"]: row for row in csv.DictReader(f)}
+    assert published_value("novbench", "2", "qwen3-8b few", "dist_acc") == float(
+        table2["Qwen3-8B_few_shot"]["DistAcc_approx"]
+    )
+    coling = json.loads(shared_file(*NOVBENCH_RESULTS, "result_dict_coling.json").read_text())
+    assert published_value("novbench", "4", "gpt-4o zero", "relevance") == pytest.approx(
+        coling["gpt-4o_zero"]["model_relevance"], abs=1e-6
+    )
+    change = json.loads(shared_file(*NOVBENCH_RESULTS, "result_dict_change.json").read_text())
+    assert published_value("novbench", "5", "gpt-4o rag del", "dist_acc") == pytest.approx(
+        change["gpt-4o_rag_del"]["model_dist_acc"], abs=1e-6
+    )
+    assert published_value("novbench", "5", "human", "clarity") == pytest.approx(
+        change["gpt-4o_rag_del"]["exp_clarity"], abs=1e-6
+    )
+    method = json.loads(shared_file(*NOVBENCH_RESULTS, "result_dict_method.json").read_text())
+    assert published_value("novbench", "6", "reviewer2 rag", "coverage") == pytest.approx(
+        method["Reviewer2_Mr_rag"]["Coverage"], abs=1e-6
+    )
+    confidence = json.loads(
+        shared_file(*NOVBENCH_RESULTS, "review_confidence_result.json").read_text()
+    )
+    sea_s = next(entry["SEA-S_zero"] for entry in confidence if "SEA-S_zero" in entry)
+    assert published_value(
+        "novbench", "8", "sea-s zero confidence=low", "similarity"
+    ) == pytest.approx(sea_s["low"], abs=1e-6)
+
+
+def test_judge_reference_values_equal_the_published_figure_values():
+    text = shared_file("novelty-eval", "paper-results", "figure_values.md").read_text()
+    hg_p4 = re.search(r"HG P4: (.*)", text).group(1).split()
+    assert published_value(
+        "judges",
+        "two-track figure",
+        "claude-opus-4-6 pairwise human-plus-generated P4",
+        "strict_accuracy",
+    ) == float(hg_p4[2].rstrip("*"))
+    assert (
+        published_value(
+            "judges", "motivation figure", "gpt-5.4 pairwise human-only P4", "strict_accuracy"
+        )
+        == 75.97
+    )
+    ties = re.search(r"^Plan (.*) \| (.*)$", text, re.M)
+    assert published_value(
+        "judges",
+        "tie-rate figure",
+        "claude-opus-4-5 pairwise human-plus-generated plan",
+        "tie_rate",
+    ) == float(ties.group(2).split()[1])
+    assert (
+        published_value(
+            "judges", "cost-efficiency figure", "gpt-5.4 pointwise human-only retrieval", "cost_usd"
+        )
+        == 19.36
+    )
+
+
+def test_verdicts_at_printed_precision_and_tolerance():
+    assert report.verdict(0.705, 0.70453, 3, 0.005) == "match"
+    assert report.verdict(0.5327, 0.5349, 4, 0.01) == "within"
+    assert report.verdict(3.698, 3.5, 3, 0.05) == "outside"
+    assert report.verdict(40.91, 40.914, 2, 2.0) == "match"
+
+
+GRID = {
+    "novbench": {
+        "datasets": ["coling2020"],
+        "models": ["gpt-4o"],
+        "strategies": ["zero", "few"],
+        "perturbations": ["none"],
+    },
+    "judges": {"datasets": ["novelty-eval"], "models": ["gpt-5.4"], "changes": ["reference", "P4"]},
+}
+
+
+def coling_table(**human) -> pd.DataFrame:
+    row = {"model": "human", "strategy": "-", "perturbation": "-", "relevance": 2.5}
+    row |= {"coverage": 1.0, "dist_acc": 1.0, "relevance_encoder": "all-minilm-l6-v2"}
+    row |= {"coverage_encoder": "all-minilm-l6-v2", "fluency_lm": "smollm2-135m"}
+    return pd.DataFrame([row | human])
+
+
+def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
+    tables = {"coling2020": coling_table(kc=0.70453, ls=0.88706, clarity=0.531)}
+    metrics = pd.DataFrame(
+        [
+            {"model": "gpt-5.4", "setup": "human-only", "change": "P4", "strict_accuracy": 0.7597},
+            {"model": "gpt-5.4", "setup": "human-only", "change": "P3", "strict_accuracy": 0.5},
+        ]
+    )
+    rows = report.rows(GRID, tables, {("novelty-eval", "pairwise"): metrics})
+    assert list(rows.columns) == report.COLUMNS
+    assert len(rows) == 870 + 431
+    by_cell = rows.set_index(["study", "table", "cell", "metric"])
+    kc = by_cell.loc[("novbench", "4", "human", "kc")]
+    assert (kc["verdict"], kc["our_value"]) == ("match", 0.70453)
+    assert kc["difference"] == pytest.approx(0.70453 - 0.705)
+    assert by_cell.loc[("novbench", "4", "human", "ls"), "verdict"] == "match"
+    clarity = by_cell.loc[("novbench", "4", "human", "clarity")]
+    assert clarity["verdict"] == "within" and clarity["tolerance"] == 0.01
+    assert "fluency_lm smollm2-135m (paper: distilgpt2)" in clarity["reason"]
+    relevance = by_cell.loc[("novbench", "4", "human", "relevance")]
+    assert relevance["verdict"] == "outside" and "spiced" in relevance["reason"]
+    assert by_cell.loc[("novbench", "4", "gpt-4o zero", "coverage"), "reason"] == (
+        "no row in coling2020/table.csv (cell left out; see the run's log)"
+    )
+    assert by_cell.loc[("novbench", "4", "gpt-3.5-turbo zero", "coverage"), "reason"] == (
+        "model 'gpt-3.5-turbo' not in the config (novbench.models)"
+    )
+    assert by_cell.loc[("novbench", "2", "gpt-4o zero", "clarity"), "reason"].startswith(
+        "dataset 'emnlp2023' not in the config (novbench.datasets)"
+    )
+    assert by_cell.loc[("novbench", "7", "gpt-4o zero", "clarity"), "reason"].startswith(
+        "documented deviation: scores are not split by paper type"
+    )
+    p4 = by_cell.loc[("judges", "motivation figure", "gpt-5.4 pairwise human-only P4")].iloc[0]
+    assert (p4["verdict"], p4["our_value"]) == ("match", pytest.approx(75.97))
+    assert (
+        by_cell.loc[
+            ("judges", "motivation figure", "gpt-5.4 pairwise human-only P3"), "reason"
+        ].iloc[0]
+        == "change 'P3' not in the config (judges.changes)"
+    )
+    compared = rows[rows["verdict"] != "not run"]
+    # KC, LS, Clarity, Relevance of the COLING human row; gpt-5.4 P4 in two figures
+    assert len(compared) == 6
+    assert rows.loc[rows["verdict"] == "not run", "reason"].str.len().gt(0).all()
+    assert set(rows["verdict"]) == {"match", "within", "outside", "not run"}
+
+
+def test_the_embedded_default_compares_nothing_and_says_why():
+    grid = {
+        "novbench": GRID["novbench"] | {"datasets": ["sample"]},
+        "judges": GRID["judges"] | {"datasets": ["sample"]},
+    }
+    rows = report.rows(grid, {}, {})
+    assert (rows["verdict"] == "not run").all() and rows["reason"].str.len().gt(0).all()
+
+
+@pytest.fixture(scope="module")
+def coling_run(tmp_path_factory):
+    """The acceptance run: the default config plus COLING 2020, human row only, no judges."""
+    tmp = tmp_path_factory.mktemp("reproduction")
+    coling = shared_file("novbench", "coling2020_pairs.json")
+    overlay = write_yaml(
+        tmp / "coling.yaml",
+        {
+            "results": str(tmp / "results"),
+            "novbench": {"datasets": {"sample": None, "coling2020": str(coling)}, "models": []},
+            "judges": {"models": []},
+        },
+    )
+    result = run_snakemake(
+        "--cores", "2", "reproduction", "--configfile", "config/config.yaml", str(overlay)
+    )
+    assert "rule infer:" not in result.stdout + result.stderr
+    return tmp / "results"
+
+
+def test_coling_acceptance_report(coling_run):
+    rows = pd.read_csv(coling_run / "reproduction" / "report.csv", keep_default_na=False)
+    assert list(rows.columns) == report.COLUMNS and len(rows) == 870 + 431
+    human = rows[(rows["table"] == "4") & (rows["cell"] == "human")].set_index("metric")
+    assert human.loc["kc", "verdict"] == "match" and human.loc["ls", "verdict"] == "match"
+    assert float(human.loc["kc", "our_value"]) == pytest.approx(0.7045, abs=0.0005)
+    assert human.loc["clarity", "verdict"] in ("within", "match")
+    assert human.loc["relevance", "reason"].endswith("(paper: spiced)")
+    rest = rows[~((rows["table"] == "4") & (rows["cell"] == "human"))]
+    assert (rest["verdict"] == "not run").all() and rest["reason"].str.len().gt(0).all()
+    text = (coling_run / "reproduction" / "report.md").read_text()
+    assert "## NovBench uncertainty on coling2020" in text and "| human" in text
+
+
+def test_coling_table_md_holds_the_bootstrap_intervals(coling_run):
+    text = (coling_run / "novbench" / "coling2020" / "table.md").read_text()
+    assert "95% bootstrap intervals of the means over papers" in text
