@@ -13,7 +13,7 @@ from noveval.judges.aggregation import (
     aggregate,
     aggregate_pairwise,
     aggregate_pointwise,
-    first_calls,
+    sub_runs,
 )
 from noveval.judges.statistics import (
     flip_rate,
@@ -77,7 +77,7 @@ def test_aggregate_table_and_first_calls():
     )
     full = aggregate(calls, "pairwise").iloc[0]
     assert full["verdict"] == 1 and full["n_calls"] == 6 and full["cost_usd"] == 3.0
-    first = aggregate(first_calls(calls), "pairwise").iloc[0]
+    first = aggregate(sub_runs(calls, None), "pairwise").iloc[0]
     assert first["verdict"] == 0 and first["n_calls"] == 2  # votes (0,0)→0 and (1,1)→0
 
 
@@ -141,7 +141,13 @@ def test_bootstrap_is_deterministic_under_its_seed_and_marks_significance():
         assert first["difference"] < 0 and first["significant"]
         assert first["ci_low"] <= first["difference"] <= first["ci_high"]
     same = paired_bootstrap("pairwise", labels, good, good, resamples=2000, seed=42)
-    assert same == {"difference": 0.0, "ci_low": 0.0, "ci_high": 0.0, "significant": False}
+    assert same == {
+        "difference": 0.0,
+        "ci_low": 0.0,
+        "ci_high": 0.0,
+        "reliable": True,
+        "significant": False,
+    }
 
 
 def test_metrics_table_compares_each_change_with_its_reference():
