@@ -3,6 +3,7 @@
 from snakemake.utils import min_version, validate
 
 from noveval.judges.grid import judges_grid
+from noveval.novbench.authors import upstream_inputs
 from noveval.novbench.grid import novbench_grid
 from noveval.registry import load_registry, models_to_call
 

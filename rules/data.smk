@@ -20,8 +20,8 @@ rule novbench_download:
     conda:
         "../envs/noveval.yaml"
     params:
-        url=lambda wildcards: NOVBENCH.releases[wildcards.dataset].url,
-        sha256=lambda wildcards: NOVBENCH.releases[wildcards.dataset].sha256,
+        url=lambda wildcards: NOVBENCH.release_file(wildcards.dataset).url,
+        sha256=lambda wildcards: NOVBENCH.release_file(wildcards.dataset).sha256,
     script:
         "../scripts/novbench_download.py"
 

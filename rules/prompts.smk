@@ -28,6 +28,7 @@ rule novbench_paraphrase_requests:
     params:
         registry=config["registry"],
         decoding=config["decoding"],
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/novbench_paraphrase_requests.py"
 
@@ -46,10 +47,39 @@ rule novbench_changed_inputs:
         "../scripts/novbench_changed_inputs.py"
 
 
+rule novbench_release_inputs:
+    input:
+        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        releases=lambda wildcards: NOVBENCH.perturbation_release_paths(
+            wildcards.dataset
+        ).values(),
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/inputs-{{perturbation}}.log",
+    wildcard_constraints:
+        perturbation=r"release_(none|change|del)",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        releases=lambda wildcards: NOVBENCH.perturbation_release_paths(
+            wildcards.dataset
+        ),
+    script:
+        "../scripts/novbench_release_inputs.py"
+
+
 rule novbench_requests:
     input:
         inputs=f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
         papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        scripts=lambda wildcards: (
+            upstream_inputs(
+                RESULTS, REGISTRY.model(wildcards.model), wildcards.strategy
+            )
+            if config["novbench"].get("prompts") == "authors"
+            else []
+        ),
     output:
         f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.parquet",
     log:
@@ -60,5 +90,7 @@ rule novbench_requests:
         registry=config["registry"],
         decoding=config["decoding"],
         settings=config["novbench"],
+        upstream_root=f"{RESULTS}/downloads/upstream/novbench",
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/novbench_requests.py"

@@ -13,4 +13,5 @@ with log_to(snakemake.log[0]):
         decoding=snakemake.params.decoding,
         settings=snakemake.params.settings,
         requests_path=snakemake.output[0],
+        upstream_root=snakemake.params.upstream_root,
     )

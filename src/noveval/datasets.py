@@ -2,7 +2,9 @@
 
 A config names each dataset either by a path (``coling2020: path/to/file.json``) or by a mapping
 ``{url, sha256, papers, retrieval}``; ``null`` drops a dataset that an overlay inherits.
-A release is downloaded to ``{downloads}/{name}.json``. Until it is there,
+A release is downloaded to ``{downloads}/{name}.json``. A dataset may also name the authors'
+perturbed inputs of its papers, ``perturbations_release: {models, change, del}`` (each a path or
+``{url, sha256}``, downloaded to ``{downloads}/{name}.release_{kind}.json``). Until a file is there,
 the declared ``papers`` and ``retrieval`` stand in for it: the grid knows whether RAG cells exist
 and the compute plan knows the dataset's size, without a network and without the file.
 """
@@ -10,12 +12,13 @@ and the compute plan knows the dataset's size, without a network and without the
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import urllib.request
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+
+from noveval.novbench.records import read_records
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +40,7 @@ class ReleaseFile:
 
     @cached_property
     def _records(self) -> list[dict]:
-        return json.loads(Path(self.path).read_text(encoding="utf-8"))
+        return read_records(self.path)
 
     def paper_count(self) -> int:
         """Records in the file, or the declared count while it is not downloaded."""
@@ -63,25 +66,44 @@ class ReleaseFile:
 
 def release_files(datasets: dict, downloads: str | Path) -> dict[str, ReleaseFile]:
     """The config's datasets section as release files; a missing file needs a URL."""
-    files = {}
+    return {
+        name: _release_file(name, entry, downloads)
+        for name, entry in datasets.items()
+        if entry is not None  # an overlay dropped it
+    }
+
+
+def perturbation_releases(datasets: dict, downloads: str | Path) -> dict[str, dict]:
+    """Each dataset's ``perturbations_release``: ``{dataset: {kind: ReleaseFile}}`` (the kinds
+    ``change`` and ``del``; the entry's ``models`` is read by the grid)."""
+    releases = {}
     for name, entry in datasets.items():
-        if entry is None:  # an overlay dropped it
+        if not isinstance(entry, dict) or not entry.get("perturbations_release"):
             continue
-        if isinstance(entry, str):
-            entry = {"path": entry}
-        path = entry.get("path") or f"{downloads}/{name}.json"  # a string entry is a path
-        release = ReleaseFile(
-            name=name,
-            path=str(path),
-            url=entry.get("url"),
-            sha256=entry.get("sha256"),
-            papers=entry.get("papers"),
-            retrieval=entry.get("retrieval"),
-        )
-        if not release.available and not release.url:
-            raise FileNotFoundError(f"novbench dataset '{name}': no file at {path}")
-        files[name] = release
-    return files
+        given = entry["perturbations_release"]
+        releases[name] = {
+            kind: _release_file(f"{name}.release_{kind}", given[kind], downloads)
+            for kind in ("change", "del")
+            if given.get(kind)
+        }
+    return releases
+
+
+def _release_file(name: str, entry: str | dict, downloads: str | Path) -> ReleaseFile:
+    if isinstance(entry, str):
+        entry = {"path": entry}
+    path = entry.get("path") or f"{downloads}/{name}.json"  # a string entry is a path
+    release = ReleaseFile(
+        name=name,
+        path=str(path),
+        url=entry.get("url"),
+        sha256=entry.get("sha256"),
+        papers=entry.get("papers"),
+        retrieval=entry.get("retrieval"),
+    )
+    if not release.available and not release.url:
+        raise FileNotFoundError(f"novbench dataset '{name}': no file at {path}")
+    return release
 
 
 def download(release: ReleaseFile, timeout_s: float = 300) -> None:

@@ -1,4 +1,8 @@
-"""NovBench generation requests: zero-shot, few-shot and RAG prompts for one grid cell."""
+"""NovBench generation requests: zero-shot, few-shot and RAG prompts for one grid cell.
+
+``prompts: builtin`` renders the project's templates (a system message and a user message);
+``prompts: authors`` renders the authors' own scripts' prompts (see ``noveval.novbench.authors``).
+"""
 
 from __future__ import annotations
 
@@ -6,32 +10,51 @@ import random
 
 import pandas as pd
 
+from noveval.novbench import authors
 from noveval.novbench.parsing import format_evaluation
 from noveval.registry import ModelSpec
 from noveval.requests import build_request
 from noveval.templates import render
 
 STRATEGIES = ("zero", "few", "rag")
+PROMPTS = ("builtin", "authors")
+DECODING_MODES = ("greedy", "authors")
 
 
-def few_shot_examples(pool: pd.DataFrame, paper_id: str, count: int, seed: int) -> list[dict]:
+def call_decoding(decoding: dict) -> dict:
+    """The decoding values a request sends: ``mode: authors`` sends no temperature and no seed
+    (the authors sent none; hosted APIs and open models then use their own defaults)."""
+    mode = decoding.get("mode", "greedy")
+    if mode not in DECODING_MODES:
+        raise ValueError(f"decoding.mode '{mode}' is unknown (known: {', '.join(DECODING_MODES)})")
+    values = {key: value for key, value in decoding.items() if key != "mode"}
+    if mode == "authors":
+        values.pop("temperature", None)
+        values.pop("seed", None)
+    return values
+
+
+def few_shot_draw(pool: pd.DataFrame, paper_id: str, count: int, seed: int) -> list[dict]:
     """``count`` other papers of the pool, drawn reproducibly for ``paper_id``."""
     others = pool[pool["paper_id"] != paper_id].sort_values("paper_id")
     rng = random.Random(f"{seed}:{paper_id}")
     chosen = rng.sample(range(len(others)), k=min(count, len(others)))
+    return [others.iloc[i].to_dict() for i in chosen]
+
+
+def few_shot_examples(pool: pd.DataFrame, paper_id: str, count: int, seed: int) -> list[dict]:
+    """The builtin demonstrations: descriptions and the gold re-rendered from our parse."""
     return [
         {
-            "descriptions": list(others.iloc[i]["descriptions"]),
-            "evaluation": format_evaluation(
-                list(zip(others.iloc[i]["gold_labels"], others.iloc[i]["gold_texts"]))
-            ),
+            "descriptions": list(other["descriptions"]),
+            "evaluation": format_evaluation(list(zip(other["gold_labels"], other["gold_texts"]))),
         }
-        for i in chosen
+        for other in few_shot_draw(pool, paper_id, count, seed)
     ]
 
 
 def user_prompt(paper: dict, strategy: str, pool: pd.DataFrame, settings: dict) -> str:
-    """The user message of ``strategy`` for one (possibly perturbed) paper."""
+    """The builtin user message of ``strategy`` for one (possibly perturbed) paper."""
     descriptions = list(paper["descriptions"])
     if strategy == "zero":
         return render("novbench/zero.j2", descriptions=descriptions)
@@ -51,6 +74,41 @@ def user_prompt(paper: dict, strategy: str, pool: pd.DataFrame, settings: dict) 
     raise ValueError(f"unknown strategy '{strategy}' (known: {', '.join(STRATEGIES)})")
 
 
+def builtin_messages(paper: dict, strategy: str, pool: pd.DataFrame, settings: dict) -> list:
+    """Our system message and user message."""
+    return [
+        {"role": "system", "content": render("novbench/system.j2")},
+        {"role": "user", "content": user_prompt(paper, strategy, pool, settings)},
+    ]
+
+
+def authors_messages(
+    paper: dict, strategy: str, pool: pd.DataFrame, settings: dict, spec: ModelSpec, root: str
+) -> list:
+    """The messages the authors' script for ``spec`` builds: the descriptions as they inserted
+    them (``novelty_text``), few-shot demonstrations with the raw gold text, RAG references."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy '{strategy}' (known: {', '.join(STRATEGIES)})")
+    prompt = authors.prompt_of(root, authors.script_path(spec, strategy))
+    novelty = paper["novelty_text"]
+    if strategy == "zero":
+        text = prompt.render(novelty)
+    elif strategy == "few":
+        count = (len(prompt.parameters) - 1) // 2
+        examples = few_shot_draw(pool, paper["paper_id"], count, settings["seed"])
+        text = prompt.render(
+            novelty,
+            *(example["novelty_text"] for example in examples),
+            *(example["gold_text"] for example in examples),
+        )
+    else:
+        text = prompt.render(
+            novelty, list(paper["retrieved_titles"]), list(paper["retrieved_abstracts"])
+        )
+    system = [{"role": "system", "content": prompt.system}] if prompt.system else []
+    return [*system, {"role": "user", "content": text}]
+
+
 def generation_requests(
     inputs: pd.DataFrame,
     pool: pd.DataFrame,
@@ -58,18 +116,29 @@ def generation_requests(
     spec: ModelSpec,
     decoding: dict,
     settings: dict,
+    prompts: str = "builtin",
+    upstream_root: str | None = None,
 ) -> list[dict]:
-    """One chat request per paper of ``inputs`` for the cell (model, strategy)."""
-    system = render("novbench/system.j2")
-    return [
-        build_request(
-            item_id=paper["paper_id"],
-            spec=spec,
-            messages=[
-                {"role": "system", "content": system},
-                {"role": "user", "content": user_prompt(paper, strategy, pool, settings)},
-            ],
-            decoding=decoding,
+    """One chat request per paper of ``inputs`` for the cell (model, strategy).
+
+    ``prompts: authors`` needs ``upstream_root``, a folder laid out like the authors' repository.
+    """
+    if prompts not in PROMPTS:
+        raise ValueError(f"novbench.prompts '{prompts}' is unknown (known: {', '.join(PROMPTS)})")
+    if prompts == "authors" and not upstream_root:
+        raise ValueError("novbench.prompts 'authors' needs the folder of the authors' scripts")
+    rows = []
+    for paper in inputs.to_dict("records"):
+        if prompts == "authors":
+            messages = authors_messages(paper, strategy, pool, settings, spec, upstream_root)
+        else:
+            messages = builtin_messages(paper, strategy, pool, settings)
+        rows.append(
+            build_request(
+                item_id=paper["paper_id"],
+                spec=spec,
+                messages=messages,
+                decoding=call_decoding(decoding),
+            )
         )
-        for paper in inputs.to_dict("records")
-    ]
+    return rows

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import itertools
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from noveval.datasets import ReleaseFile, release_files
+from noveval.datasets import ReleaseFile, perturbation_releases, release_files
 from noveval.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -30,6 +30,7 @@ class NovBenchGrid:
     releases: dict[str, ReleaseFile]
     paraphrase_model: str
     omitted: tuple[str, ...]
+    perturbation_releases: dict[str, dict[str, ReleaseFile]] = field(default_factory=dict)
 
     @property
     def datasets(self) -> dict[str, str]:
@@ -38,7 +39,25 @@ class NovBenchGrid:
 
     def downloads(self) -> dict[str, ReleaseFile]:
         """The releases that the workflow downloads (not present locally)."""
-        return {name: r for name, r in self.releases.items() if r.url and not r.available}
+        files = {**self.releases}
+        for kinds in self.perturbation_releases.values():
+            files.update({release.name: release for release in kinds.values()})
+        return {name: r for name, r in files.items() if r.url and not r.available}
+
+    def release_file(self, name: str) -> ReleaseFile:
+        """A dataset's release, or a perturbation release (named ``<dataset>.release_<kind>``)."""
+        for kinds in self.perturbation_releases.values():
+            for release in kinds.values():
+                if release.name == name:
+                    return release
+        return self.releases[name]
+
+    def perturbation_release_paths(self, dataset: str) -> dict[str, str]:
+        """Kind → local path of a dataset's released perturbed inputs."""
+        return {
+            kind: release.path
+            for kind, release in self.perturbation_releases.get(dataset, {}).items()
+        }
 
     def cells_of(self, dataset: str) -> list[Cell]:
         return [cell for cell in self.cells if cell.dataset == dataset]
@@ -85,7 +104,14 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
             omitted.append(
                 f"novbench/{dataset}: RAG cells left out, the dataset has no retrieved papers"
             )
-    grid = NovBenchGrid(tuple(cells), releases, section["paraphrase_model"], tuple(omitted))
+    perturbed = perturbation_releases(
+        section["datasets"], f"{config['results']}/downloads/novbench"
+    )
+    for dataset, kinds in perturbed.items():
+        cells.extend(_release_cells(dataset, kinds, section, releases[dataset].has_retrieval()))
+    grid = NovBenchGrid(
+        tuple(cells), releases, section["paraphrase_model"], tuple(omitted), perturbed
+    )
     if any(cell.perturbation == "change" for cell in cells):
         registry.model(grid.paraphrase_model)
     for reason in omitted:
@@ -94,3 +120,23 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
     registry.encoder(section["scoring"]["coverage_encoder"])
     registry.language_model(section["scoring"]["fluency_lm"])
     return grid
+
+
+def _release_cells(dataset: str, kinds: dict, section: dict, with_retrieval: bool) -> list[Cell]:
+    """The cells of a dataset's released perturbations: each listed model and strategy on the
+    released inputs (``release_change``, ``release_del``) and on the same papers unperturbed
+    (``release_none``)."""
+    models = section["datasets"][dataset]["perturbations_release"].get("models")
+    models = section["models"] if models is None else models
+    unknown = sorted(set(models) - set(section["models"]))
+    if unknown:
+        raise ValueError(
+            f"novbench dataset '{dataset}': perturbations_release.models {unknown} "
+            "are not in novbench.models"
+        )
+    kinds = ["release_none", *(f"release_{kind}" for kind in kinds)]
+    strategies = [s for s in section["strategies"] if s != "rag" or with_retrieval]
+    return [
+        Cell(dataset, model, strategy, kind)
+        for model, strategy, kind in itertools.product(models, strategies, kinds)
+    ]

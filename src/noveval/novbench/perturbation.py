@@ -1,5 +1,8 @@
 """Input perturbations: ``del`` keeps a seeded 80% of the descriptions, ``change`` paraphrases
-each description with an LLM (an ordinary cached call)."""
+each description with an LLM (an ordinary cached call); ``release_*`` are the authors' released
+perturbed inputs of Table 5 and the unperturbed baseline on the same papers.
+
+A perturbed paper's ``novelty_text`` (what the authors' prompts insert) is its new list's repr."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import re
 
 import pandas as pd
 
+from noveval.novbench.generation import call_decoding
 from noveval.registry import ModelSpec
 from noveval.requests import build_request
 from noveval.templates import render
@@ -17,6 +21,7 @@ from noveval.templates import render
 log = logging.getLogger(__name__)
 
 PERTURBATIONS = ("none", "change", "del")
+RELEASE_PERTURBATIONS = ("release_none", "release_change", "release_del")
 MIN_PARAPHRASE_CHARS = 10
 _LEADING_LABEL = re.compile(r"^(paraphrased sentence|paraphrase|sentence)\s*:\s*", re.IGNORECASE)
 
@@ -32,6 +37,7 @@ def delete_sentences(papers: pd.DataFrame, keep_fraction: float, seed: int) -> p
 
     perturbed = papers.copy()
     perturbed["descriptions"] = papers.apply(kept, axis=1)
+    perturbed["novelty_text"] = [str(list(sentences)) for sentences in perturbed["descriptions"]]
     return perturbed
 
 
@@ -44,7 +50,7 @@ def paraphrase_requests(papers: pd.DataFrame, spec: ModelSpec, decoding: dict) -
             messages=[
                 {"role": "user", "content": render("novbench/paraphrase.j2", sentence=sentence)}
             ],
-            decoding=decoding,
+            decoding=call_decoding(decoding),
         )
         for paper in papers.to_dict("records")
         for index, sentence in enumerate(paper["descriptions"])
@@ -77,9 +83,35 @@ def apply_paraphrases(papers: pd.DataFrame, responses: pd.DataFrame) -> pd.DataF
         fallbacks.append(failed)
     perturbed = papers.copy()
     perturbed["descriptions"] = descriptions
+    perturbed["novelty_text"] = [str(sentences) for sentences in descriptions]
     perturbed["n_paraphrase_fallbacks"] = fallbacks
     if sum(fallbacks):
         log.warning(
             "%d descriptions kept their original wording (unusable paraphrase)", sum(fallbacks)
         )
     return perturbed
+
+
+def release_inputs(
+    papers: pd.DataFrame, releases: dict[str, pd.DataFrame], kind: str
+) -> pd.DataFrame:
+    """Inputs of a ``release_*`` cell: the released perturbed papers (``release_change``,
+    ``release_del``), or the unperturbed papers of the same ids (``release_none``).
+
+    Every released id must be a paper of the dataset, whose original descriptions score it.
+    """
+    ids = list(dict.fromkeys(i for release in releases.values() for i in release["paper_id"]))
+    missing = sorted(set(ids) - set(papers["paper_id"]))
+    if missing:
+        raise ValueError(
+            f"{len(missing)} papers of the perturbation release are not in the dataset "
+            f"(ids {', '.join(missing[:10])})"
+        )
+    if kind == "release_none":
+        return papers.set_index("paper_id").loc[ids].reset_index()[list(papers.columns)]
+    source = kind.removeprefix("release_")
+    if kind not in RELEASE_PERTURBATIONS or source not in releases:
+        raise ValueError(
+            f"perturbation '{kind}' has no release (given: {', '.join(releases) or 'none'})"
+        )
+    return releases[source]

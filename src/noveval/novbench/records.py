@@ -24,6 +24,7 @@ PAPER_COLUMNS: dict[str, pa.DataType] = {
     "decision": pa.string(),
     "paper_type": pa.string(),
     "descriptions": _TEXT_LIST,
+    "novelty_text": pa.string(),
     "gold_texts": _TEXT_LIST,
     "gold_labels": _TEXT_LIST,
     "gold_text": pa.string(),
@@ -37,23 +38,11 @@ _LEADING_BULLETS = re.compile(r"^[\s•·▪●◦*\-–]+")
 def load_release(path: str | Path) -> pd.DataFrame:
     """Read a release JSON file into one row per usable paper (see ``PAPER_COLUMNS``).
 
-    Papers without a novelty description or a gold item are dropped and counted in the log.
+    Papers without a novelty description or a gold item are dropped and counted in the log; a
+    file with none left is an error.
     """
     path = Path(path)
-    records = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(records, list):
-        raise ValueError(f"{path}: expected a JSON list of records, got {type(records).__name__}")
-    papers = []
-    first_index_of: dict[str, int] = {}
-    for index, record in enumerate(records):
-        paper = _paper_from_record(record, f"{path}: record {index}")
-        if paper["paper_id"] in first_index_of:
-            raise ValueError(
-                f"{path}: record {index} (id={paper['paper_id']!r}): duplicate id, "
-                f"first seen at record {first_index_of[paper['paper_id']]}"
-            )
-        first_index_of[paper["paper_id"]] = index
-        papers.append(paper)
+    papers = _papers(read_records(path), path)
     without_descriptions = sum(not paper["descriptions"] for paper in papers)
     without_gold = sum(bool(paper["descriptions"]) and not paper["gold_texts"] for paper in papers)
     kept = [paper for paper in papers if paper["descriptions"] and paper["gold_texts"]]
@@ -66,7 +55,72 @@ def load_release(path: str | Path) -> pd.DataFrame:
         without_descriptions,
         without_gold,
     )
+    if not kept:
+        raise ValueError(
+            f"{path}: no usable papers, none of its {len(papers)} records has both a novelty "
+            "description and a gold item"
+        )
     return pd.DataFrame(kept, columns=list(PAPER_COLUMNS))
+
+
+def load_perturbation_release(path: str | Path) -> pd.DataFrame:
+    """Read the authors' perturbed inputs (``Final_data_change.json``, ``Final_data_del.json``).
+
+    Every record is kept, and ``paper_novelty`` is taken as given: a string that is not a list
+    literal (a paraphrase reply) becomes one description, and ``novelty_text`` keeps the string
+    the authors inserted into their prompts.
+    """
+    path = Path(path)
+    papers = _papers(read_records(path), path, lenient=True)
+    log.info("%s: %d perturbed papers", path, len(papers))
+    return pd.DataFrame(papers, columns=list(PAPER_COLUMNS))
+
+
+def read_records(path: str | Path) -> list:
+    """The records of a release-format JSON file. A file that is not UTF-8, not JSON (e.g.
+    truncated), not a list, or an empty list is an error naming the file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        bad = error.object[error.start : error.start + 1]
+        raise ValueError(f"{path}: not UTF-8 text (byte {error.start} is {bad!r})") from None
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError as error:
+        ends_early = " (the file ends early: truncated?)" if error.pos >= len(text.rstrip()) else ""
+        raise ValueError(
+            f"{path}: not valid JSON, {error.msg} at line {error.lineno}, column {error.colno}"
+            f"{ends_early}"
+        ) from None
+    if not isinstance(records, list):
+        raise ValueError(f"{path}: expected a JSON list of records, got {type(records).__name__}")
+    if not records:
+        raise ValueError(f"{path}: no records (an empty dataset)")
+    return records
+
+
+def _papers(records: list, path: Path, lenient: bool = False) -> list[dict[str, Any]]:
+    """Every record as a paper row; the file's bad records are listed in one error."""
+    papers, problems = [], []
+    first_index_of: dict[str, int] = {}
+    for index, record in enumerate(records):
+        try:
+            paper = _paper_from_record(record, f"record {index}", lenient)
+        except ValueError as error:
+            problems.append(str(error))
+            continue
+        first = first_index_of.setdefault(paper["paper_id"], index)
+        if first != index:
+            problems.append(
+                f"record {index} (id={paper['paper_id']!r}): duplicate id, first seen at record "
+                f"{first}"
+            )
+            continue
+        papers.append(paper)
+    if problems:
+        listed = "\n".join(f"  {problem}" for problem in problems)
+        raise ValueError(f"{path}: {len(problems)} of {len(records)} records are bad:\n{listed}")
+    return papers
 
 
 def has_retrieval(papers: pd.DataFrame) -> bool:
@@ -91,8 +145,9 @@ def read_papers(path: str | Path) -> pd.DataFrame:
     return pd.DataFrame(table.to_pydict(), columns=table.column_names)
 
 
-def _paper_from_record(record: Any, where: str) -> dict[str, Any]:
-    """Validate one release record and convert it to a paper row."""
+def _paper_from_record(record: Any, where: str, lenient: bool = False) -> dict[str, Any]:
+    """Validate one release record and convert it to a paper row (``lenient``: see
+    ``_descriptions``)."""
     if not isinstance(record, dict):
         raise ValueError(f"{where}: expected an object, got {type(record).__name__}")
     paper_id = record.get("id")
@@ -104,7 +159,9 @@ def _paper_from_record(record: Any, where: str) -> dict[str, Any]:
             raise ValueError(f"{where}: missing key {key!r}")
     for key in _REQUIRED_TEXT_KEYS:
         if not isinstance(record[key], str):
-            raise ValueError(f"{where}: {key!r} must be a string, got {type(record[key]).__name__}")
+            raise ValueError(f"{where}: {key!r} must be a string, got {_kind(record[key])}")
+    if not record["output_format"].strip():
+        raise ValueError(f"{where}: 'output_format' (the gold evaluation) is empty")
     paper_type = record.get("paper_type")
     if paper_type is not None and not isinstance(paper_type, str):
         raise ValueError(f"{where}: 'paper_type' must be a string, got {type(paper_type).__name__}")
@@ -116,7 +173,8 @@ def _paper_from_record(record: Any, where: str) -> dict[str, Any]:
         "abstract": record["abstract"],
         "decision": record["decision"],
         "paper_type": paper_type,
-        "descriptions": _descriptions(record["paper_novelty"], where),
+        "descriptions": _descriptions(record["paper_novelty"], where, lenient),
+        "novelty_text": str(record["paper_novelty"]),
         "gold_texts": gold.texts,
         "gold_labels": gold.labels,
         "gold_text": record["output_format"],
@@ -125,16 +183,24 @@ def _paper_from_record(record: Any, where: str) -> dict[str, Any]:
     }
 
 
-def _descriptions(value: Any, where: str) -> list[str]:
-    """Clean the novelty sentences; the authors' files sometimes store the list as its repr."""
+def _descriptions(value: Any, where: str, lenient: bool = False) -> list[str]:
+    """Clean the novelty sentences; the authors' files sometimes store the list as its repr.
+
+    ``lenient``: a string that is not a list literal is one description instead of an error.
+    """
     if isinstance(value, str):
         try:
             value = ast.literal_eval(value)
         except (ValueError, SyntaxError):
-            raise ValueError(
-                f"{where}: 'paper_novelty' is a string but not a list literal"
-            ) from None
+            if not lenient:
+                raise ValueError(
+                    f"{where}: 'paper_novelty' is a string but not a list literal"
+                ) from None
+            value = [value]
     sentences = _string_list(value, "paper_novelty", where)
+    empty = [str(index) for index, sentence in enumerate(sentences) if not sentence.strip()]
+    if empty and not lenient:
+        raise ValueError(f"{where}: 'paper_novelty' item {', '.join(empty)} is empty")
     cleaned = (_LEADING_BULLETS.sub("", sentence).strip() for sentence in sentences)
     return [sentence for sentence in cleaned if len(sentence) >= MIN_DESCRIPTION_CHARS]
 
@@ -162,7 +228,17 @@ def _retrieved(record: dict[str, Any], where: str) -> tuple[list[str], list[str]
 
 
 def _string_list(value: Any, key: str, where: str) -> list[str]:
-    """Check that a field holds a list of strings."""
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ValueError(f"{where}: {key!r} must be a list of strings")
+    """Check that a field holds a list of strings, naming the first item that is not one."""
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: {key!r} must be a list of strings, got {_kind(value)}")
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ValueError(
+                f"{where}: {key!r} must be a list of strings, item {index} is {_kind(item)}"
+            )
     return value
+
+
+def _kind(value: Any) -> str:
+    """A value's JSON kind for error messages (``null`` for None)."""
+    return "null" if value is None else type(value).__name__

@@ -54,6 +54,18 @@ def perturbed_inputs(
     records.write_papers(papers, inputs_path)
 
 
+def release_inputs(
+    papers_path: str, release_paths: dict[str, str], kind: str, inputs_path: str
+) -> None:
+    """Inputs of a ``release_*`` cell from the authors' released perturbed inputs."""
+    releases = {
+        source: records.load_perturbation_release(path) for source, path in release_paths.items()
+    }
+    inputs = perturbation.release_inputs(records.read_papers(papers_path), releases, kind)
+    log.info("%s: %d papers", kind, len(inputs))
+    records.write_papers(inputs, inputs_path)
+
+
 def paraphrase_requests(
     papers_path: str, model: str, registry_path: str, decoding: dict, requests_path: str
 ) -> None:
@@ -80,8 +92,9 @@ def generation_requests(
     decoding: dict,
     settings: dict,
     requests_path: str,
+    upstream_root: str | None = None,
 ) -> None:
-    """Chat requests of one grid cell."""
+    """Chat requests of one grid cell (``settings['prompts']``: builtin or authors)."""
     spec = load_registry(registry_path).model(model)
     rows = generation.generation_requests(
         inputs=records.read_papers(inputs_path),
@@ -90,6 +103,8 @@ def generation_requests(
         spec=spec,
         decoding=decoding,
         settings=settings,
+        prompts=settings.get("prompts", "builtin"),
+        upstream_root=upstream_root,
     )
     log.info("%s/%s: %d requests", model, strategy, len(rows))
     write_table(rows, REQUEST_COLUMNS, requests_path)

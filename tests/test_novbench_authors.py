@@ -1,0 +1,274 @@
+"""NovBench paper mode: the authors' prompts rendered from their scripts, the decoding switch, the
+released perturbations of Table 5 and the release layout behind config/paper.yaml's URLs.
+
+The expected prompts are built here from the shared copies of the authors' scripts, apart from the
+project's code: the test cuts each script's prompt function out of its text and runs only that
+function, in an empty namespace, on the raw JSON record.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, SAMPLE, shared_file
+
+from noveval.novbench import generation, grid, perturbation, records
+from noveval.registry import load_registry
+from noveval.upstream import UpstreamError
+
+REGISTRY = load_registry(REPO / "config" / "models.yaml")
+SCRIPTS = "code/LLM_novelty_generate"
+DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64}
+SETTINGS = {"few_shot_examples": 2, "seed": 7}
+# registry model -> the authors' scripts of its kind, by strategy
+CASES = {
+    "gpt-4o": {"zero": "API_model_zero.py", "few": "API_model_few.py", "rag": "API_model_rag.py"},
+    "qwen3-8b": {"zero": "zero_shot.py", "few": "few_shot.py", "rag": "RAG_prompt.py"},
+    "sea-e": {"zero": "SEA_zero.py", "few": "SEA_few.py", "rag": "SEA_rag.py"},
+}
+ZERO_CHANGE_CASES = [(m, s, f) for m, files in CASES.items() for s, f in files.items()]
+
+
+def upstream_root() -> Path:
+    return shared_file("novbench", "upstream")
+
+
+def scripts_prompt(script: str):
+    """The script's prompt function, cut out of its text and defined in an empty namespace."""
+    text = (upstream_root() / SCRIPTS / script).read_text(encoding="utf-8")
+    snippet = re.search(r'^def build_novelty\w*\(.*?\):\n\s+return f""".*?"""\n', text, re.S | re.M)
+    namespace: dict = {"__builtins__": {}}
+    exec(snippet.group(0), namespace)  # noqa: S102 - the authors' f-string function only
+    (function,) = [value for key, value in namespace.items() if key.startswith("build_novelty")]
+    return function
+
+
+def scripts_messages(script: str, prompt: str) -> list[dict]:
+    """The messages list of the script: its system message (SEA) and the user prompt."""
+    text = (upstream_root() / SCRIPTS / script).read_text(encoding="utf-8")
+    system = re.findall(r'\{"role": "system", "content": "([^"]*)"\}', text)
+    user = {"role": "user", "content": prompt}
+    return [*({"role": "system", "content": s} for s in system), user]
+
+
+def raw_records() -> dict[str, dict]:
+    return {record["id"]: record for record in json.loads(SAMPLE.read_text(encoding="utf-8"))}
+
+
+def seeded_draw(paper_id: str, ids: list[str], seed: int) -> list[str]:
+    """The project's documented few-shot draw (the authors' had no seed): 2 of the other ids."""
+    others = sorted(i for i in ids if i != paper_id)
+    return [others[i] for i in random.Random(f"{seed}:{paper_id}").sample(range(len(others)), 2)]
+
+
+def expected_prompt(script: str, strategy: str, record: dict, pool: dict[str, dict]) -> str:
+    build = scripts_prompt(script)
+    if strategy == "zero":
+        return build(record["paper_novelty"])
+    if strategy == "few":
+        first, second = (pool[i] for i in seeded_draw(record["id"], list(pool), SETTINGS["seed"]))
+        return build(
+            record["paper_novelty"],
+            first["paper_novelty"],
+            second["paper_novelty"],
+            first["output_format"],
+            second["output_format"],
+        )
+    return build(record["paper_novelty"], record["retrieved_title"], record["retrieved_abstract"])
+
+
+def authors_request(papers, paper_id: str, strategy: str, model: str, decoding=DECODING) -> dict:
+    (row,) = generation.generation_requests(
+        papers[papers["paper_id"] == paper_id],
+        papers,
+        strategy,
+        REGISTRY.model(model),
+        decoding,
+        SETTINGS,
+        prompts="authors",
+        upstream_root=str(upstream_root()),
+    )
+    return row
+
+
+@pytest.fixture(scope="module")
+def papers():
+    return records.load_release(SAMPLE)
+
+
+@pytest.mark.parametrize(("model", "strategy", "script"), ZERO_CHANGE_CASES)
+def test_authors_request_equals_the_prompt_their_script_builds(papers, model, strategy, script):
+    pool = raw_records()
+    row = authors_request(papers, "S001", strategy, model)
+    expected = scripts_messages(script, expected_prompt(script, strategy, pool["S001"], pool))
+    assert json.loads(row["messages"]) == expected
+    content = expected[-1]["content"]
+    assert str(pool["S001"]["paper_novelty"]) in content  # the list literal, as they inserted it
+    if strategy == "few":
+        assert "### Example 2" in content and "Positive Novelty Evaluations  \n-" in content
+    if model == "sea-e":
+        assert expected[0] == {"role": "system", "content": "You are a helpful assistant."}
+
+
+def test_open_model_few_shot_keeps_its_own_apostrophe(papers):
+    """few_shot.py says "it’s", API_model_few.py "it's": each model gets its own script's text."""
+    open_model = json.loads(authors_request(papers, "S002", "few", "qwen3-8b")["messages"])
+    hosted = json.loads(authors_request(papers, "S002", "few", "gpt-4o")["messages"])
+    assert "### Now it’s your turn:" in open_model[0]["content"]
+    assert "### Now it's your turn:" in hosted[0]["content"]
+
+
+def test_builtin_prompts_stay_the_default(papers):
+    (row,) = generation.generation_requests(
+        papers.head(1), papers, "zero", REGISTRY.model("gpt-4o"), DECODING, SETTINGS
+    )
+    roles = [message["role"] for message in json.loads(row["messages"])]
+    assert roles == ["system", "user"]
+
+
+def test_authors_prompts_need_the_scripts_and_check_their_digest(papers, tmp_path):
+    with pytest.raises(ValueError, match="needs the folder of the authors' scripts"):
+        generation.generation_requests(
+            papers, papers, "zero", REGISTRY.model("gpt-4o"), DECODING, SETTINGS, "authors"
+        )
+    script = tmp_path / SCRIPTS / "API_model_zero.py"
+    script.parent.mkdir(parents=True)
+    script.write_text((upstream_root() / SCRIPTS / "API_model_zero.py").read_text() + "\n")
+    with pytest.raises(UpstreamError, match="API_model_zero.py: SHA-256"):
+        generation.generation_requests(
+            papers,
+            papers,
+            "zero",
+            REGISTRY.model("gpt-4o"),
+            DECODING,
+            SETTINGS,
+            "authors",
+            str(tmp_path),
+        )
+
+
+def test_decoding_authors_sends_no_temperature_or_seed(papers):
+    authors = authors_request(papers, "S001", "zero", "gpt-4o", {**DECODING, "mode": "authors"})
+    greedy = authors_request(papers, "S001", "zero", "gpt-4o", {**DECODING, "mode": "greedy"})
+    assert authors["temperature"] is None and authors["seed"] is None
+    assert (greedy["temperature"], greedy["seed"]) == (0.0, 0)
+    assert authors["max_tokens"] == greedy["max_tokens"] == 64
+    assert authors["request_id"] != greedy["request_id"]
+    with pytest.raises(ValueError, match="decoding.mode 'sampled' is unknown"):
+        generation.call_decoding({**DECODING, "mode": "sampled"})
+
+
+# --- the authors' perturbation releases (Final_data_change.json, Final_data_del.json) ----------
+
+NOT_A_LITERAL = "['Paraphrase one.', 'It's a paraphrase whose quote breaks the literal.']"
+
+
+def write_releases(tmp_path: Path) -> dict[str, Path]:
+    """Two records of the sample in the release format: change (strings), del (lists)."""
+    pool = raw_records()
+    change = [
+        {**pool["S001"], "paper_novelty": NOT_A_LITERAL},
+        {**pool["S002"], "paper_novelty": str(["A valid paraphrased literal sentence."])},
+    ]
+    deleted = [
+        {**pool["S001"], "paper_novelty": pool["S001"]["paper_novelty"][:1]},
+        {**pool["S002"], "paper_novelty": pool["S002"]["paper_novelty"][:1]},
+    ]
+    paths = {"change": tmp_path / "change.json", "del": tmp_path / "del.json"}
+    paths["change"].write_text(json.dumps(change))
+    paths["del"].write_text(json.dumps(deleted))
+    return paths
+
+
+def test_change_and_del_releases_load_as_given(tmp_path):
+    paths = write_releases(tmp_path)
+    change = records.load_perturbation_release(paths["change"]).set_index("paper_id")
+    deleted = records.load_perturbation_release(paths["del"]).set_index("paper_id")
+    assert change.loc["S001", "novelty_text"] == NOT_A_LITERAL
+    assert list(change.loc["S001", "descriptions"]) == [NOT_A_LITERAL]
+    assert list(change.loc["S002", "descriptions"]) == ["A valid paraphrased literal sentence."]
+    first = raw_records()["S001"]["paper_novelty"][0]
+    assert deleted.loc["S001", "novelty_text"] == str([first])
+    with pytest.raises(ValueError, match="'paper_novelty' is a string but not a list literal"):
+        records.load_release(paths["change"])
+
+
+def test_release_inputs_and_their_baseline_on_the_same_papers(tmp_path, papers):
+    paths = write_releases(tmp_path)
+    releases = {kind: records.load_perturbation_release(path) for kind, path in paths.items()}
+    baseline = perturbation.release_inputs(papers, releases, "release_none")
+    assert list(baseline["paper_id"]) == ["S001", "S002"]
+    assert baseline.iloc[0]["novelty_text"] == str(raw_records()["S001"]["paper_novelty"])
+    changed = perturbation.release_inputs(papers, releases, "release_change")
+    (row,) = generation.generation_requests(
+        changed.head(1),
+        papers,
+        "zero",
+        REGISTRY.model("gpt-4o"),
+        DECODING,
+        SETTINGS,
+        "authors",
+        str(upstream_root()),
+    )
+    build = scripts_prompt("API_model_zero.py")
+    assert json.loads(row["messages"])[0]["content"] == build(NOT_A_LITERAL)
+    with pytest.raises(ValueError, match=r"1 papers of the perturbation release .*ids S001"):
+        perturbation.release_inputs(papers[papers["paper_id"] != "S001"], releases, "release_del")
+
+
+def test_grid_adds_release_cells_for_the_listed_models(tmp_path):
+    paths = write_releases(tmp_path)
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    section = config["novbench"]
+    section["models"] = ["smollm2-135m", "gpt-4o"]
+    section["datasets"]["sample"] = {
+        "path": str(SAMPLE),
+        "perturbations_release": {"models": ["gpt-4o"], **{k: str(p) for k, p in paths.items()}},
+    }
+    built = grid.novbench_grid(config, REGISTRY)
+    released = {(c.model, c.strategy, c.perturbation) for c in built.cells if "release" in c.name}
+    kinds = ("release_none", "release_change", "release_del")
+    assert released == {("gpt-4o", s, k) for s in ("zero", "few", "rag") for k in kinds}
+    assert built.perturbation_release_paths("sample") == {k: str(p) for k, p in paths.items()}
+    section["datasets"]["sample"]["perturbations_release"]["models"] = ["gpt-5"]
+    with pytest.raises(ValueError, match=r"\['gpt-5'\] are not in novbench.models"):
+        grid.novbench_grid(config, REGISTRY)
+
+
+# --- the authors' release layout and config/paper.yaml's URLs --------------------------------
+
+LAYOUT = yaml.safe_load((REPO / "src/noveval/novbench/release_layout.yaml").read_text())
+RAW = re.compile(r"https://raw\.githubusercontent\.com/([^/]+/[^/]+)/([0-9a-f]{40})/(.+)")
+
+
+def paper_urls() -> list[str]:
+    text = (REPO / "config" / "paper.yaml").read_text()
+    return re.findall(r"https://raw\.githubusercontent\.com/njust-winchy/\S+", text)
+
+
+def test_every_pinned_url_of_the_paper_config_is_in_the_authors_layout():
+    urls = paper_urls()
+    paths = {RAW.match(url).group(3) for url in urls}
+    releases = {f"rebuttal_result/Final_data_{kind}.json" for kind in ("change", "del")}
+    assert releases <= paths
+    for url in urls:
+        repo, commit, path = RAW.match(url).groups()
+        assert (repo, commit) == (LAYOUT["repo"], LAYOUT["commit"]), url
+        assert path in LAYOUT["files"], f"{path} is not in the authors' repository at {commit}"
+
+
+def test_layout_digest_matches_the_shared_coling_release():
+    import hashlib
+
+    digest = hashlib.sha256(shared_file("novbench", "coling2020_pairs.json").read_bytes())
+    assert LAYOUT["files"]["rebuttal_result/Final_data_coling.json"]["sha256"] == digest.hexdigest()
+    config = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    for name, entry in config["novbench"]["datasets"].items():
+        if entry and entry.get("sha256"):
+            path = RAW.match(entry["url"]).group(3)
+            assert LAYOUT["files"][path]["sha256"] == entry["sha256"], name
