@@ -204,8 +204,11 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(tmp_path):
     dry = run_snakemake("-n", "--profile", "profiles/slurm", *configs, env=env)
     planned = dry.stdout + dry.stderr
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
-    assert jobs["novbench_requests"] == str(19 * (9 + 6))  # EMNLP: 9 cells, COLING (no RAG): 6
-    assert jobs["novbench_download"] == "2" and "Group job scores" in planned
+    # EMNLP: 9 cells, COLING (no RAG): 6; Table 5: GPT-4o x 3 strategies x the released change, del
+    # and their baseline
+    assert jobs["novbench_requests"] == str(19 * (9 + 6) + 3 * 3)
+    # the two datasets and the released change and del inputs
+    assert jobs["novbench_download"] == "4" and "Group job scores" in planned
     run_snakemake("--cores", "1", "plan", *configs, env=env)
     table = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
     models = table[(table["track"] == "novbench") & (table["gpus_per_job"] > 0)]
