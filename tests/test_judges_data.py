@@ -62,7 +62,8 @@ def test_shipped_sample_has_both_setups_formats_and_several_areas(tmp_path):
 def test_malformed_release_names_the_instance(tmp_path):
     bad = tmp_path / "pairwise.yaml"
     bad.write_text("7: {context: a, expected_winners: [2], ideas: {0: x, 1: y}}\n")
-    with pytest.raises(ValueError, match=r"pairwise.yaml: 7: expected_winners"):
+    message = r"pairwise.yaml: 1 of 1 instances are bad:\n  instance 7: expected_winners"
+    with pytest.raises(ValueError, match=message):
         load_release(bad, "s", "pairwise")
 
 

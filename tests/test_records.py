@@ -96,7 +96,7 @@ def test_sample_release():
 def test_drops_papers_without_descriptions_or_gold(tmp_path, caplog):
     records = [
         _record(id=1),
-        _record(id=2, paper_novelty=["•  short", "   "]),
+        _record(id=2, paper_novelty=["•  short", "• "]),
         _record(id=3, output_format="Positive Novelty Evaluations  \n-  "),
     ]
     with caplog.at_level(logging.INFO, logger="noveval.novbench.records"):

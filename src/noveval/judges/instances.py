@@ -62,14 +62,39 @@ def idea_source(metadata: dict) -> str:
     return f"human-{str(metadata.get('type', '')).lower()}"
 
 
-def load_release(path: str | Path, setup: str, format: str) -> pd.DataFrame:
-    """One release YAML file → instances (see ``INSTANCE_SCHEMA``)."""
-    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+def read_release(path: str | Path) -> dict:
+    """The instances of a release YAML file, by key. A file that is not UTF-8, not YAML, not a
+    mapping, or empty is an error naming the file (and the line of a YAML error)."""
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        bad = error.object[error.start : error.start + 1]
+        raise ValueError(f"{path}: not UTF-8 text (byte {error.start} is {bad!r})") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise ValueError(f"{path}: not valid YAML{at}: {problem}") from None
+    if raw is None or raw == {}:
+        raise ValueError(f"{path}: no instances (an empty dataset)")
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: expected a mapping of instances, got {type(raw).__name__}")
-    rows = [
-        _instance(str(key), entry, setup, format, f"{path}: {key}") for key, entry in raw.items()
-    ]
+    return raw
+
+
+def load_release(path: str | Path, setup: str, format: str) -> pd.DataFrame:
+    """One release YAML file → instances (see ``INSTANCE_SCHEMA``); the file's bad instances are
+    listed in one error."""
+    raw = read_release(path)
+    rows, problems = [], []
+    for key, entry in raw.items():
+        try:
+            rows.append(_instance(str(key), entry, setup, format, f"instance {key}"))
+        except ValueError as error:
+            problems.append(str(error))
+    if problems:
+        listed = "\n".join(f"  {problem}" for problem in problems)
+        raise ValueError(f"{path}: {len(problems)} of {len(raw)} instances are bad:\n{listed}")
     frame = pd.DataFrame(rows, columns=INSTANCE_SCHEMA.names)
     log.info("%s: %d %s instances (%s)", path, len(frame), format, setup)
     return frame
@@ -77,6 +102,8 @@ def load_release(path: str | Path, setup: str, format: str) -> pd.DataFrame:
 
 def _instance(key: str, entry: dict, setup: str, format: str, where: str) -> dict:
     try:
+        if not isinstance(entry, dict):
+            raise ValueError(f"expected a mapping, got {_kind(entry)}")
         if format == "pairwise":
             ideas = [entry["ideas"][i] for i in (0, 1)]
             metadata = [entry.get("metadata", {}).get(i, {}) for i in (0, 1)]
@@ -92,20 +119,38 @@ def _instance(key: str, entry: dict, setup: str, format: str, where: str) -> dic
             label = LABELS[entry["label"]]
         else:
             raise ValueError(f"unknown format '{format}' (known: {', '.join(FORMATS)})")
-    except (KeyError, TypeError) as error:
+        for index, idea in enumerate(ideas):
+            _check_idea(idea, f"idea {index}" if format == "pairwise" else "idea")
+        return {
+            "instance_id": key,
+            "setup": setup,
+            "format": format,
+            "area": entry.get("context") or metadata[0].get("area", ""),
+            "ideas": [_plain(idea) for idea in ideas],
+            "titles": [str(m.get("title", "")) for m in metadata],
+            "sources": [idea_source(m) for m in metadata],
+            "label": label,
+        }
+    except (KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"{where}: missing or malformed field {error}") from None
     except ValueError as error:
         raise ValueError(f"{where}: {error}") from None
-    return {
-        "instance_id": key,
-        "setup": setup,
-        "format": format,
-        "area": entry.get("context") or metadata[0].get("area", ""),
-        "ideas": [_plain(idea) for idea in ideas],
-        "titles": [str(m.get("title", "")) for m in metadata],
-        "sources": [idea_source(m) for m in metadata],
-        "label": label,
-    }
+
+
+def _check_idea(idea, name: str) -> None:
+    """An idea is non-empty text, or a plan (a mapping) whose fields are all non-empty text."""
+    fields = idea.items() if isinstance(idea, dict) and idea else [(None, idea)]
+    for field, text in fields:
+        label = name if field is None else f"{name} field {field!r}"
+        if not isinstance(text, str):
+            raise ValueError(f"{label} must be text, got {_kind(text)}")
+        if not str(text).strip():
+            raise ValueError(f"{label} is empty")
+
+
+def _kind(value) -> str:
+    """A value's YAML kind for error messages (``null`` for None)."""
+    return "null" if value is None else type(value).__name__
 
 
 def _plain(idea) -> str:

@@ -87,11 +87,9 @@ def read_records(path: str | Path) -> list:
     try:
         records = json.loads(text)
     except json.JSONDecodeError as error:
-        ends_early = " (the file ends early: truncated?)" if error.pos >= len(text.rstrip()) else ""
-        raise ValueError(
-            f"{path}: not valid JSON, {error.msg} at line {error.lineno}, column {error.colno}"
-            f"{ends_early}"
-        ) from None
+        at_end = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
+        ends_early = ", the file ends early: truncated?" if at_end else ""
+        raise ValueError(f"{path}: not valid JSON ({error}){ends_early}") from None
     if not isinstance(records, list):
         raise ValueError(f"{path}: expected a JSON list of records, got {type(records).__name__}")
     if not records:
