@@ -1,7 +1,10 @@
 """noveval: NovBench and the judge-instability study as one Snakemake workflow."""
 
+import sys
+
 from snakemake.utils import min_version, validate
 
+from noveval.inference import failure_summary
 from noveval.judges.grid import judges_grid
 from noveval.novbench.authors import upstream_inputs
 from noveval.novbench.grid import novbench_grid
@@ -33,6 +36,17 @@ onstart:
     REGISTRY.require_api_keys(models_to_call(workflow.dag.needrun_jobs()))
 
 
+# Every inference cell whose calls failed for good, from the jobs' failure reports.
+onsuccess:
+    if failed := failure_summary(LOGS):
+        print(failed, file=sys.stderr)
+
+
+onerror:
+    if failed := failure_summary(LOGS):
+        print(failed, file=sys.stderr)
+
+
 include: "rules/common.smk"
 include: "rules/data.smk"
 include: "rules/prompts.smk"
@@ -42,7 +56,9 @@ include: "rules/metrics.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"
 include: "rules/judges.smk"
+include: "rules/judges_data.smk"
 include: "rules/plan.smk"
+include: "rules/reproduction.smk"
 
 
 rule novbench:
@@ -57,6 +73,12 @@ rule novbench:
 rule judges:
     input:
         JUDGES.outputs(RESULTS),
+
+
+# Every published number of both papers beside ours (results/reproduction/report.md, .csv).
+rule reproduction:
+    input:
+        rules.reproduction_report.output,
 
 
 rule all:

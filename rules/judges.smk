@@ -40,6 +40,7 @@ rule judges_generation_requests:
         registry=config["registry"],
         decoding=config["decoding"],
         max_tokens=config["judges"].get("generation", {}).get("max_tokens"),
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/judges_generation_requests.py"
 
@@ -93,7 +94,7 @@ rule judges_instances:
         f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.log",
     wildcard_constraints:
         format=r"pointwise|pairwise",
-        setup=r"(?!generated-|ideation-)[A-Za-z0-9_.+-]+",
+        setup=JUDGES.release_setups(),  # the setups read from release files
     conda:
         "../envs/noveval.yaml"
     params:
@@ -118,6 +119,7 @@ rule judges_plan_requests:
         registry=config["registry"],
         decoding=config["decoding"],
         settings=JUDGE_SETTINGS,
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/judges_plan_requests.py"
 
@@ -185,6 +187,7 @@ rule judges_requests:
         decoding=config["decoding"],
         settings=JUDGE_SETTINGS,
         upstream_root=JUDGE_UPSTREAM,
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/judges_requests.py"
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from noveval.judges import release
 from noveval.judges.instances import FORMATS, release_files
 from noveval.registry import Registry
 
@@ -58,6 +60,19 @@ class JudgesGrid:
     plan_model: str | None = None  # rewrites ideas into plans where the release has none
     base_setup: str | None = None  # whose D₊ ideas the generated setups pair with generated D₋
     comparisons: tuple[tuple[str, str], ...] = ()  # ideation systems: (stronger, weaker)
+    releases: dict[str, list[release.ReleaseFile]] = field(default_factory=dict)  # downloads
+
+    def release_download(self, dataset: str, path: str) -> release.ReleaseFile:
+        """The declared release file ``path`` of ``dataset`` (rule judges_download)."""
+        for file in self.releases.get(dataset, []):
+            if file.path == path:
+                return file
+        raise ValueError(f"judges dataset '{dataset}': the release declares no file {path}")
+
+    def release_setups(self) -> str:
+        """Regex of the setups read from release files (rule judges_instances)."""
+        names = sorted({setup for files in self.datasets.values() for setup in files})
+        return "|".join(map(re.escape, names)) or "(?!)"
 
     def request_inputs(self, results: str, wildcards) -> dict[str, str]:
         """A cell's instances (plan form for 'plan') and, for 'retrieval', its related work."""
@@ -117,7 +132,7 @@ class JudgesGrid:
 
     def outputs(self, results: str) -> list[str]:
         """Everything the ``judges`` target builds: metrics, tables and figures per dataset."""
-        paths = []
+        paths = [file.local for files in self.releases.values() for file in files]
         for dataset in self.datasets:
             formats = self.formats(dataset)
             for format in formats:
@@ -148,10 +163,15 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     if plan_model:
         registry.model(plan_model)
     corpus = (section.get("retrieval") or {}).get("corpus")
-    datasets = {
-        name: release_files(entry)
-        for name, entry in section["datasets"].items()
-        if entry is not None  # an overlay drops a dataset of the default with null
+    entries = {  # an overlay drops a dataset of the default with null
+        name: entry for name, entry in section["datasets"].items() if entry is not None
+    }
+    downloads = f"{config['results']}/downloads/judges"
+    datasets = {name: release_files(entry, name, downloads) for name, entry in entries.items()}
+    releases = {
+        name: release.release_files(name, entry, downloads)
+        for name, entry in entries.items()
+        if release.is_declaration(entry)
     }
     generation = section.get("generation") or {}
     comparisons = tuple(
@@ -179,8 +199,8 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
             reason = None
             if change in PAIRWISE_ONLY and format != "pairwise":
                 continue  # by design, not an omission
-            if change == "low_reasoning" and not specs[model].reasoning:
-                reason = "the model exposes no reasoning effort"
+            if change == "low_reasoning" and "low" not in specs[model].effort_levels:
+                reason = "the model exposes no reasoning effort 'low' (registry effort_levels)"
             elif change == "plan" and f"{format}_plan" not in files and not plan_model:
                 reason = f"no {format}_plan.yaml in the release and no plan_model to write one"
             elif change == "retrieval" and not corpus:
@@ -203,4 +223,5 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         plan_model,
         generation.get("base_setup"),
         comparisons,
+        releases,
     )

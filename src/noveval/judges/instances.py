@@ -16,6 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from noveval.judges import release
+
 log = logging.getLogger(__name__)
 
 FORMATS = ("pointwise", "pairwise")
@@ -35,8 +37,13 @@ INSTANCE_SCHEMA = pa.schema(
 )
 
 
-def release_files(dataset: str | Path | dict) -> dict[str, dict[str, str]]:
-    """``{setup: {format or format_plan: path}}`` of a dataset entry of the config."""
+def release_files(
+    dataset: str | Path | dict, name: str = "", downloads: str | Path = "downloads"
+) -> dict[str, dict[str, str]]:
+    """``{setup: {format or format_plan: path}}`` of a dataset entry of the config; a release
+    declaration (``noveval.judges.release``) gives its files' download paths."""
+    if release.is_declaration(dataset):
+        return release.layout(release.release_files(name, dataset, downloads))
     if isinstance(dataset, dict):
         return {setup: {k: str(v) for k, v in files.items()} for setup, files in dataset.items()}
     root = Path(dataset)
