@@ -13,9 +13,10 @@ import random
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SAMPLE, shared_file
+from conftest import REPO, SAMPLE, run_snakemake, shared_file, write_yaml
 
 from noveval.novbench import generation, grid, perturbation, records
 from noveval.registry import load_registry
@@ -272,3 +273,35 @@ def test_layout_digest_matches_the_shared_coling_release():
         if entry and entry.get("sha256"):
             path = RAW.match(entry["url"]).group(3)
             assert LAYOUT["files"][path]["sha256"] == entry["sha256"], name
+
+
+def test_workflow_builds_authors_requests_from_fetched_scripts_and_released_inputs(tmp_path):
+    """Plumbing: rule upstream_file copies the script the request rule needs (config `upstream`),
+    rule novbench_release_inputs reads the released inputs; no model runs."""
+    paths = write_releases(tmp_path)
+    results = tmp_path / "results"
+    overlay = write_yaml(
+        tmp_path / "overlay.yaml",
+        {
+            "results": str(results),
+            "upstream": {"novbench": str(upstream_root())},
+            "decoding": {"mode": "authors"},
+            "novbench": {
+                "prompts": "authors",
+                "datasets": {
+                    "sample": {
+                        "path": str(SAMPLE),
+                        "perturbations_release": {k: str(p) for k, p in paths.items()},
+                    }
+                },
+            },
+        },
+    )
+    target = results / "novbench/sample/smollm2-135m/zero-release_change/requests.parquet"
+    run_snakemake(str(target), "--cores", "1", "--configfile", "config/config.yaml", str(overlay))
+    rows = pd.read_parquet(target)
+    assert list(rows["item_id"]) == ["S001", "S002"]
+    assert rows["temperature"].isna().all() and rows["seed"].isna().all()
+    messages = json.loads(rows.iloc[0]["messages"])
+    assert messages == [{"role": "user", "content": scripts_prompt("zero_shot.py")(NOT_A_LITERAL)}]
+    assert (results / "downloads/upstream/novbench" / SCRIPTS / "zero_shot.py").is_file()
