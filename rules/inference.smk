@@ -8,6 +8,7 @@ rule infer:
         f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/responses.parquet",
     log:
         f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/infer.log",
+        failures=f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/failures.json",
     benchmark:
         f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/infer.benchmark.tsv"
     conda:

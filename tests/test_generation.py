@@ -112,6 +112,7 @@ def test_summary_is_the_mean_over_papers_with_failure_counts():
             "empty": [False, False, True, False],
             "unparseable": [False, False, True, False],
             "repetitive": [False, False, False, True],
+            "failed": False,
             "relevance_encoder": "e",
             "coverage_encoder": "e",
             "fluency_lm": "l",

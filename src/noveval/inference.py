@@ -1,8 +1,16 @@
-"""Run one inference job: the calls of a requests table that no journal has answered yet."""
+"""Run one inference job: the calls of a requests table that no journal has answered yet.
+
+A call that fails for good (after its retries) is never an answer: the job fails, writing no
+responses, unless the config's ``inference.failure_budget`` allows that many failures; then the
+responses carry the failed calls with their error. Either way the job writes a small failure
+report that :func:`failure_summary` gathers at the end of the run.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +24,10 @@ from noveval.requests import RESPONSE_COLUMNS, write_table
 log = logging.getLogger(__name__)
 
 
+class FailedCallsError(RuntimeError):
+    """More calls of a job failed for good than its failure budget allows."""
+
+
 def run_inference(
     requests_path: str | Path,
     responses_path: str | Path,
@@ -24,12 +36,17 @@ def run_inference(
     cache_dir: str | Path,
     settings: dict,
     log_path: str | Path,
+    failures_path: str | Path,
+    cell: str,
     threads: int = 1,
 ) -> None:
     """Answer every request, reusing journaled answers, and write the responses table.
 
     Answers come from the model's journals when any job has already made the same call;
-    only the rest reach the model. Calls that fail for good are written with their error.
+    only the rest reach the model, so a rerun sends exactly the calls that failed before.
+    Raises :class:`FailedCallsError` (writing no responses) when more calls failed for good
+    than ``settings["failure_budget"]`` allows; within the budget they are written with their
+    error. ``failures_path`` receives the count for the run's summary.
     """
     spec = load_registry(registry_path).model(model)
     requests = pd.read_parquet(requests_path)
@@ -46,7 +63,6 @@ def run_inference(
         len(unique) - len(pending),
         len(pending),
     )
-    failures = 0
     if pending:
         client_settings = ClientSettings(
             # llama_cpp.server answers one request at a time: queued ones would only time out.
@@ -55,11 +71,27 @@ def run_inference(
             max_retries=settings["max_retries"],
         )
         with journal, serve(spec, log_path, settings["server_start_timeout_s"], threads) as end:
-            failures = send_requests(pending, end, journal, client_settings, spec.cost_usd)
+            send_requests(pending, end, journal, client_settings, spec.cost_usd)
         finished = journal.finished()
-    if failures:
-        log.warning("%s: %d calls failed for good; they are kept with their error", model, failures)
-    failed = {r["request_id"]: r for r in _latest_failures(journal, finished)}
+    failed = {r["request_id"]: r for r in _latest_failures(journal, finished, unique)}
+    allowed = allowed_failures(settings["failure_budget"], len(unique))
+    _write_failure_report(failures_path, cell, len(unique), list(failed.values()), allowed)
+    if len(failed) > allowed:
+        first = next(iter(failed.values()))["error"]
+        raise FailedCallsError(
+            f"{cell}: {len(failed)} of {len(unique)} calls failed for good after their retries "
+            f"(inference.failure_budget allows {allowed}); no responses written, a rerun "
+            f"retries exactly these calls; first error: {first}"
+        )
+    if failed:
+        log.warning(
+            "%s: %d of %d calls failed for good (within the failure budget of %d); "
+            "they are written with their error",
+            cell,
+            len(failed),
+            len(unique),
+            allowed,
+        )
     rows = []
     for request in requests.to_dict("records"):
         answer = finished.get(request["request_id"]) or failed[request["request_id"]]
@@ -67,13 +99,52 @@ def run_inference(
     write_table(rows, RESPONSE_COLUMNS, responses_path)
 
 
+def allowed_failures(budget: float, calls: int) -> int:
+    """Failed calls a job of ``calls`` unique calls may keep: a budget of 1 or more is a count,
+    one below 1 a share of the calls (rounded down); 0 allows none."""
+    return int(budget) if budget >= 1 else math.floor(budget * calls)
+
+
+def failure_summary(logs_dir: str | Path) -> str:
+    """One line per inference cell whose last run kept or stopped on failed calls ("" if none)."""
+    lines = []
+    for report_path in sorted(Path(logs_dir).glob("**/failures.json")):
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+        if report["failed"]:
+            verdict = "job failed" if report["failed"] > report["allowed"] else "within budget"
+            lines.append(
+                f"  {report['cell']}: {report['failed']} of {report['calls']} calls failed "
+                f"({verdict}; first error: {report['errors'][0]})"
+            )
+    if not lines:
+        return ""
+    return "\n".join(["Inference cells with failed calls (a rerun retries exactly those):", *lines])
+
+
+def _write_failure_report(
+    path: str | Path, cell: str, calls: int, failed: list[dict], allowed: int
+) -> None:
+    report = {
+        "cell": cell,
+        "calls": calls,
+        "failed": len(failed),
+        "allowed": allowed,
+        "errors": [record["error"] for record in failed],
+    }
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+
+
 def _job_name(responses_path: str | Path) -> str:
     """A journal name unique to the job (its output path, flattened)."""
     return str(Path(responses_path).with_suffix("")).strip("/").replace("/", "__")
 
 
-def _latest_failures(journal: Journal, finished: dict[str, dict]) -> list[dict]:
-    """This job's failed calls that no later attempt answered."""
+def _latest_failures(
+    journal: Journal, finished: dict[str, dict], requests: pd.DataFrame
+) -> list[dict]:
+    """This job's failed calls of ``requests`` that no later attempt answered, oldest first."""
     if not journal.path.exists():
         return []
-    return [r for r in read_records(journal.path) if r["request_id"] not in finished]
+    wanted = set(requests["request_id"]) - set(finished)
+    return [r for r in read_records(journal.path) if r["request_id"] in wanted]

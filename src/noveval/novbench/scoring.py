@@ -31,8 +31,10 @@ SCORE_COLUMNS = [
     "empty",
     "repetitive",
     "unparseable",
+    "failed",
 ]
 FLAG_COLUMNS = ("empty", "repetitive", "unparseable")
+METRIC_COLUMNS = ["relevance", "coverage", "kc", "ls", "fs", "clarity", "dist_acc"]
 
 
 @dataclass(frozen=True)
@@ -102,10 +104,16 @@ def score_outputs(
     sentences: SentenceScores,
     coverage_threshold: float = 0.7,
 ) -> pd.DataFrame:
-    """One row of :data:`SCORE_COLUMNS` per parsed output, on the parsed frame's index."""
+    """One row of :data:`SCORE_COLUMNS` per parsed output, on the parsed frame's index.
+
+    A failed call (a value in the optional ``error`` column) is no answer: its metrics are NaN,
+    so means leave it out, its flags are False (it is neither empty nor unparseable) and
+    ``failed`` is True.
+    """
     indexed = papers_by_id(papers, parsed)
     rows = []
     for output in parsed.itertuples(index=False):
+        failed = pd.notna(getattr(output, "error", None))
         row = score_output(
             indexed.loc[output.paper_id],
             list(output.items_text),
@@ -113,8 +121,11 @@ def score_outputs(
             sentences,
             coverage_threshold,
         )
+        if failed:
+            row.update(dict.fromkeys(METRIC_COLUMNS, np.nan))
         row["paper_id"] = output.paper_id
-        row.update({flag: bool(getattr(output, flag)) for flag in FLAG_COLUMNS})
+        row.update({flag: bool(getattr(output, flag)) and not failed for flag in FLAG_COLUMNS})
+        row["failed"] = failed
         rows.append(row)
     return pd.DataFrame(rows, index=parsed.index, columns=SCORE_COLUMNS)
 
