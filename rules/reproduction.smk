@@ -1,9 +1,15 @@
 from noveval.reproduction import report as reproduction
 
+REPRODUCTION = reproduction.configured(config)
+
 
 rule reproduction_report:
     input:
-        unpack(lambda wildcards: reproduction.inputs(RESULTS, NOVBENCH, JUDGES)),
+        unpack(
+            lambda wildcards: reproduction.inputs(
+                RESULTS, REPRODUCTION, NOVBENCH, JUDGES
+            )
+        ),
     output:
         csv=f"{RESULTS}/reproduction/report.csv",
         markdown=f"{RESULTS}/reproduction/report.md",
@@ -12,6 +18,6 @@ rule reproduction_report:
     conda:
         "../envs/noveval.yaml"
     params:
-        grid=reproduction.configured(config, NOVBENCH, JUDGES),
+        grid=REPRODUCTION,
     script:
         "../scripts/reproduction_report.py"

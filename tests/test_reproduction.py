@@ -9,7 +9,8 @@ import re
 
 import pandas as pd
 import pytest
-from conftest import run_snakemake, shared_file, write_yaml
+import yaml
+from conftest import REPO, run_snakemake, shared_file, write_yaml
 
 from noveval.reproduction import report
 
@@ -106,13 +107,37 @@ def test_verdicts_at_printed_precision_and_tolerance():
 
 GRID = {
     "novbench": {
-        "datasets": ["coling2020"],
-        "models": ["gpt-4o"],
+        "datasets": {"coling2020": {"name": "coling2020", "models": ["gpt-4o"]}},
         "strategies": ["zero", "few"],
         "perturbations": ["none"],
     },
-    "judges": {"datasets": ["novelty-eval"], "models": ["gpt-5.4"], "changes": ["reference", "P4"]},
+    "judges": {
+        "datasets": {"novelty-eval": {"name": "novelty-eval"}},
+        "models": ["gpt-5.4"],
+        "changes": ["reference", "P4"],
+    },
 }
+
+
+def test_configured_maps_datasets_to_paper_tables_by_name_or_released_perturbations():
+    novbench = {
+        "datasets": {
+            "sample": "data/sample/novbench_sample.json",
+            "emnlp2023": None,
+            "coling2020": {"url": "https://example.org/c.json", "papers": 73},
+            "subset": {"path": "s.json", "perturbations_release": {"del": "d.json"}},
+        },
+        "models": ["gpt-4o", "qwen3-8b"],
+        "strategies": ["zero"],
+        "perturbations": ["none", "del"],
+    }
+    judges = {"datasets": {"novelty-eval": "x", "sample": "y"}, "models": [], "changes": []}
+    grid = report.configured({"novbench": novbench, "judges": judges})
+    assert grid["novbench"]["datasets"] == {
+        "coling2020": {"name": "coling2020", "models": ["gpt-4o", "qwen3-8b"]},
+        report.RELEASE_SUBSET: {"name": "subset", "models": ["gpt-4o", "qwen3-8b"]},
+    }
+    assert grid["judges"]["datasets"] == {"novelty-eval": {"name": "novelty-eval"}}
 
 
 def coling_table(**human) -> pd.DataFrame:
@@ -133,7 +158,7 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
     rows = report.rows(GRID, tables, {("novelty-eval", "pairwise"): metrics})
     assert list(rows.columns) == report.COLUMNS
     assert len(rows) == 870 + 431
-    by_cell = rows.set_index(["study", "table", "cell", "metric"])
+    by_cell = rows.set_index(["study", "table", "cell", "metric"]).sort_index()
     kc = by_cell.loc[("novbench", "4", "human", "kc")]
     assert (kc["verdict"], kc["our_value"]) == ("match", 0.70453)
     assert kc["difference"] == pytest.approx(0.70453 - 0.705)
@@ -171,10 +196,10 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
 
 
 def test_the_embedded_default_compares_nothing_and_says_why():
-    grid = {
-        "novbench": GRID["novbench"] | {"datasets": ["sample"]},
-        "judges": GRID["judges"] | {"datasets": ["sample"]},
-    }
+    grid = report.configured(
+        yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    )
+    assert grid["novbench"]["datasets"] == {} and grid["judges"]["datasets"] == {}
     rows = report.rows(grid, {}, {})
     assert (rows["verdict"] == "not run").all() and rows["reason"].str.len().gt(0).all()
 

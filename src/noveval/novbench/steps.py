@@ -7,7 +7,7 @@ import logging
 import pandas as pd
 
 from noveval import datasets
-from noveval.novbench import generation, perturbation, radar, records, tables
+from noveval.novbench import generation, perturbation, radar, records, tables, uncertainty
 from noveval.novbench.parsing import parse_evaluation
 from noveval.novbench.scoring import NovBenchScorer
 from noveval.registry import load_registry
@@ -190,9 +190,9 @@ def score(
 
 
 def table(scores_paths: list[str], csv_path: str, markdown_path: str) -> None:
-    """The paper's Table 2 layout from the scores tables alone."""
-    summary = tables.summarise(read_tables(scores_paths))
-    tables.write(summary, csv_path, markdown_path)
+    """The paper's Table 2 layout, with bootstrap intervals and tests, from the scores alone."""
+    scores = read_tables(scores_paths)
+    tables.write(tables.summarise(scores), csv_path, markdown_path, uncertainty.markdown(scores))
 
 
 def sentiment_radar(scores_paths: list[str], png_path: str) -> None:

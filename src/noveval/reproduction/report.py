@@ -2,8 +2,9 @@
 
 A configured dataset is compared with a paper table when its name is the ``dataset`` of the
 published rows: NovBench ``emnlp2023`` (Tables 2, 3; Tables 6–8 need splits the pipeline does not
-compute), ``coling2020`` (Table 4), ``emnlp2023-release100`` (Table 5, the authors' 100-paper
-perturbation subset); the judge study's ``novelty-eval`` (its full release, blocklist applied).
+compute), ``coling2020`` (Table 4); Table 5 with the dataset that declares
+``perturbations_release`` (the authors' 100-paper perturbation subset, whatever its name); the
+judge study's ``novelty-eval`` (its full release, blocklist applied).
 Verdicts: ``match`` = equal when both are rounded to the paper's printed decimals; ``within`` =
 inside the metric's tolerance (:data:`TOLERANCES`); ``outside``; ``not run`` with the reason.
 """
@@ -23,6 +24,7 @@ from noveval.requests import read_tables
 log = logging.getLogger(__name__)
 
 PUBLISHED = Path(__file__).parent / "published"
+RELEASE_SUBSET = "emnlp2023-release100"  # Table 5: a dataset that declares perturbations_release
 COLUMNS = [
     "study",
     "table",
@@ -57,7 +59,8 @@ PAPER_SCORERS = {
 DATASETS = {
     "emnlp2023": "the authors' Final_data.json, 1,684 papers (config/paper.yaml)",
     "coling2020": "the authors' 73 COLING-2020 papers (config/paper.yaml)",
-    "emnlp2023-release100": "the authors' 100-paper perturbation subset (Final_data_change/del)",
+    RELEASE_SUBSET: "no dataset in novbench.datasets declares perturbations_release (Table 5: "
+    "the authors' 100-paper perturbation subset, Final_data_change/del.json)",
     "novelty-eval": "the judge study's full release with its blocklist",
 }
 SUBSETS = {
@@ -78,34 +81,48 @@ def mapped(study: str) -> set[str]:
     return set(published(study)["dataset"])
 
 
-def inputs(results: str, novbench, judges) -> dict[str, list[str]]:
-    """The outputs the report reads: of the configured datasets that map to a paper table."""
-    novbench_sets = [d for d in novbench.datasets if d in mapped("novbench")]
-    judges_sets = [d for d in judges.datasets if d in mapped("judges")]
+def configured(config: dict) -> dict:
+    """What the config runs, as plain data: the configured dataset (name and models) compared
+    with each published one, and the strategies, perturbations, judges and changes."""
+    section = config["novbench"]
+    novbench = {}
+    for name, entry in section["datasets"].items():
+        if entry is None:  # an overlay dropped it
+            continue
+        given = entry if isinstance(entry, dict) else {}
+        key = RELEASE_SUBSET if given.get("perturbations_release") else name
+        if key in mapped("novbench"):
+            models = given.get("models") or section["models"]
+            novbench.setdefault(key, {"name": name, "models": list(models)})
+    judges = config.get("judges") or {}
+    return {
+        "novbench": {
+            "datasets": novbench,
+            "strategies": list(section["strategies"]),
+            "perturbations": list(section["perturbations"]),
+        },
+        "judges": {
+            "datasets": {
+                name: {"name": name}
+                for name, entry in (judges.get("datasets") or {}).items()
+                if entry is not None and name in mapped("judges")
+            },
+            "models": list(judges.get("models", [])),
+            "changes": list(judges.get("changes", [])),
+        },
+    }
+
+
+def inputs(results: str, grid: dict, novbench, judges) -> dict[str, list[str]]:
+    """The outputs the report reads: of the configured datasets compared with a paper's."""
+    novbench_sets = [d["name"] for d in grid["novbench"]["datasets"].values()]
+    judges_sets = [d["name"] for d in grid["judges"]["datasets"].values()]
     return {
         "tables": [f"{results}/novbench/{d}/table.csv" for d in novbench_sets],
         "scores": [p for d in novbench_sets for p in novbench.score_paths(results, d)],
         "metrics": [
             f"{results}/judges/{d}/{f}/metrics.csv" for d in judges_sets for f in judges.formats(d)
         ],
-    }
-
-
-def configured(config: dict, novbench, judges) -> dict:
-    """What the config runs, as plain data for the report's reasons."""
-    section = config.get("judges") or {}
-    return {
-        "novbench": {
-            "datasets": list(novbench.datasets),
-            "models": list(config["novbench"]["models"]),
-            "strategies": list(config["novbench"]["strategies"]),
-            "perturbations": list(config["novbench"]["perturbations"]),
-        },
-        "judges": {
-            "datasets": list(judges.datasets),
-            "models": list(section.get("models", [])),
-            "changes": list(section.get("changes", [])),
-        },
     }
 
 
@@ -139,26 +156,29 @@ def novbench_row(row, grid: dict, tables: dict[str, pd.DataFrame]) -> dict:
     subset = row.subset.split("=")[0]
     if subset in SUBSETS:
         return _not_run(SUBSETS[subset])
-    if row.dataset not in grid["datasets"]:
+    dataset = grid["datasets"].get(row.dataset)
+    if dataset is None:
+        if row.dataset == RELEASE_SUBSET:
+            return _not_run(DATASETS[RELEASE_SUBSET])
         return _not_run(_unconfigured("dataset", row.dataset, "novbench.datasets"))
     if row.model != HUMAN:
-        for kind, value, key in [
-            ("model", row.model, "models"),
-            ("strategy", row.strategy, "strategies"),
-            ("perturbation", row.perturbation, "perturbations"),
+        for kind, value, known, key in [
+            ("model", row.model, dataset["models"], "models"),
+            ("strategy", row.strategy, grid["strategies"], "strategies"),
+            ("perturbation", row.perturbation, grid["perturbations"], "perturbations"),
         ]:
-            if value not in grid[key]:
+            if value not in known:
                 return _not_run(_unconfigured(kind, value, f"novbench.{key}"))
-    table = tables[row.dataset]
+    table = tables[dataset["name"]]
     found = table[
         (table["model"] == row.model)
         & (table["strategy"] == row.strategy)
         & (table["perturbation"] == row.perturbation)
     ]
     if found.empty:
-        return _not_run(f"no row in {row.dataset}/table.csv (cell left out; see the run's log)")
+        return _not_run(f"no row in {dataset['name']}/table.csv (cell left out; see the run's log)")
     if row.metric not in found:
-        return _not_run(f"no column '{row.metric}' in {row.dataset}/table.csv")
+        return _not_run(f"no column '{row.metric}' in {dataset['name']}/table.csv")
     ours = found.iloc[0]
     notes = [row.note] if row.note else []
     if row.metric in PAPER_SCORERS:
