@@ -22,5 +22,14 @@ rule plan:
         plan=config.get("plan", {}),
         registry=config["registry"],
         downloads=f"{RESULTS}/downloads/novbench",
+        judge_cells=grid_cells(JUDGES),
+        judge_files=JUDGES.datasets,
+        judge_declared={
+            file.local: file.instances
+            for files in JUDGES.releases.values()
+            for file in files
+        },
+        judges=config["judges"],
+        upstream_root=config.get("upstream", {}).get("judges") or JUDGE_UPSTREAM,
     script:
         "../scripts/plan.py"

@@ -14,6 +14,11 @@ with log_to(snakemake.log[0]):
         plan=snakemake.params.plan,
         registry_path=snakemake.params.registry,
         downloads=snakemake.params.downloads,
+        judge_cells=snakemake.params.judge_cells,
+        judge_files=snakemake.params.judge_files,
+        judge_declared=snakemake.params.judge_declared,
+        judges=snakemake.params.judges,
+        upstream_root=snakemake.params.upstream_root,
         csv_path=snakemake.output.csv,
         markdown_path=snakemake.output.markdown,
     )

@@ -22,6 +22,11 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.datasets import release_files
+from noveval.judges import instances as judge_instances
+from noveval.judges.authors import FILES as AUTHORS_FILES
+from noveval.judges.authors import AuthorsPrompts
+from noveval.judges.grid import DERIVED
+from noveval.judges.prompts import calls_of, judge_requests
 from noveval.novbench import generation, perturbation, records
 from noveval.registry import ModelSpec, Registry, load_registry
 
@@ -45,6 +50,7 @@ class PlanSettings:
     api_tokens_per_s: float = 50.0
     runtime_safety: float = 1.5
     sample: str = "data/sample/novbench_sample.json"
+    judges_sample: str = "data/sample/judges/human-only"
 
     @classmethod
     def from_config(cls, config: dict) -> PlanSettings:
@@ -196,6 +202,65 @@ def novbench_workloads(
     return workloads
 
 
+def judges_workloads(
+    cells: list[dict],
+    files: dict[str, dict[str, dict[str, str]]],
+    declared: dict[str, int],
+    judges: dict,
+    decoding: dict,
+    registry: Registry,
+    authors: AuthorsPrompts | None,
+    settings: PlanSettings,
+) -> list[Workload]:
+    """One workload per judge cell that calls a model (``no_aggregation`` reuses the reference's
+    answers). A release file not downloaded yet counts its ``declared`` instances and stands in
+    with the shipped sample's prompts; ``authors`` renders the authors' templates."""
+    max_tokens = judges["max_tokens"]
+    per_instance: dict[tuple, float] = {}  # (file, change) -> prompt tokens of one call
+    workloads = []
+    for cell in cells:
+        if cell["change"] in DERIVED:
+            continue
+        kind = f"{cell['format']}_plan" if cell["change"] == "plan" else cell["format"]
+        path = files[cell["dataset"]][cell["setup"]][kind]
+        available = Path(path).is_file()
+        source = path if available else f"{settings.judges_sample}/{cell['format']}.yaml"
+        table = judge_instances.load_release(source, cell["setup"], cell["format"])
+        count = len(table) if available else declared[path]
+        if (source, cell["change"]) not in per_instance:
+            rows = judge_requests(
+                table.to_dict("records"),
+                change=cell["change"],
+                spec=PROMPT_ONLY,
+                decoding={**decoding, "max_tokens": max_tokens},
+                calls={"pointwise": 1, "pairwise_per_order": 1},
+                structured_output=False,
+                authors=authors,
+            )
+            per_instance[source, cell["change"]] = prompt_tokens(rows, settings) / len(table)
+        calls = calls_of(cell["change"], judges["calls"], judges.get("calls_by_change"))
+        per = (
+            calls["pointwise"] if cell["format"] == "pointwise" else 2 * calls["pairwise_per_order"]
+        )
+        spec = registry.model(cell["model"])
+        workloads.append(
+            Workload(
+                track="judges",
+                dataset=cell["dataset"],
+                model=cell["model"],
+                step=cell["change"],
+                strategy=f"{cell['format']}/{cell['setup']}",
+                perturbation="none",
+                papers=count,
+                calls=count * per,
+                input_tokens=round(count * per * per_instance[source, cell["change"]]),
+                output_tokens=count * per * output_tokens_per_call(spec, max_tokens, settings),
+                stand_in=not available,
+            )
+        )
+    return workloads
+
+
 PLAN_COLUMNS = [
     "track",
     "model",
@@ -256,11 +321,11 @@ def plan_table(
         )
         .reset_index()
     )
-    total = table.sum(numeric_only=True)
-    total["job_hours_max"] = table["job_hours_max"].max()
-    total["gpus_per_job"] = table["gpus_per_job"].max()
-    total = {**dict.fromkeys(keys, ""), **total.to_dict(), "track": "total", "model": "all"}
-    table = pd.concat([table, pd.DataFrame([total])], ignore_index=True)
+    totals = [_total(table, keys, "total")]
+    if table["track"].nunique() > 1:  # a subtotal per track, then the grand total
+        totals = [_total(part, keys, track) for track, part in table.groupby("track", sort=False)]
+        totals.append(_total(table, keys, "total"))
+    table = pd.concat([table, pd.DataFrame(totals)], ignore_index=True)
     for column in ("jobs", "requests", "input_tokens", "output_tokens", "gpus_per_job"):
         table[column] = table[column].astype(int)
     for column in ("gpu_hours", "gpu_hours_unperturbed", "job_hours_max", "api_cost_usd"):
@@ -268,11 +333,27 @@ def plan_table(
     return table[PLAN_COLUMNS]
 
 
+def _total(table: pd.DataFrame, keys: list[str], track: str) -> dict:
+    """One summary row of ``table`` (model 'all')."""
+    total = table.sum(numeric_only=True)
+    total["job_hours_max"] = table["job_hours_max"].max()
+    total["gpus_per_job"] = table["gpus_per_job"].max()
+    return {**dict.fromkeys(keys, ""), **total.to_dict(), "track": track, "model": "all"}
+
+
 PAPER_GPU_HOURS = (5, 70)  # NovBench paper: GPU-hours per model
+PAPER_JUDGES_USD = 15_000  # the judge study: about this much in API calls, all experiments
+# figure_values.md (cost_efficiency.ipynb): claude-opus-4-6, reference, Human-Only pairwise, 3 + 3
+PAPER_JUDGE_CELL = ("claude-opus-4-6", "reference", "pairwise/human-only", 13.46)
 
 
 def plan_notes(
-    table: pd.DataFrame, workloads: list[Workload], settings: PlanSettings, decoding: dict
+    table: pd.DataFrame,
+    workloads: list[Workload],
+    settings: PlanSettings,
+    decoding: dict,
+    authors: str = "builtin",
+    registry: Registry | None = None,
 ) -> str:
     """The assumptions behind the numbers, and how they compare with the papers', in words."""
     lines = [
@@ -288,17 +369,66 @@ def plan_notes(
         "perturbation, the ones the NovBench paper ran for every model.",
         "- API cost: list prices per million tokens (models.yaml), reasoning tokens billed as "
         "output.",
-        "- Not estimated here: metric scoring (CPU, no model calls) and the judge-instability "
-        "track.",
+        "- Not estimated here: metric scoring (CPU, no model calls); for the judges, D₋ "
+        "generation and plan rewrites by the pipeline (the paper grid reads both from the "
+        "release) and the cells the grid leaves out (named in the log).",
     ]
-    stand_ins = sorted({w.dataset for w in workloads if w.stand_in})
+    stand_ins = sorted({w.dataset for w in workloads if w.stand_in and w.track == "novbench"})
     if stand_ins:
         lines.append(
             f"- {', '.join(stand_ins)}: not downloaded yet; prompts rendered from "
             f"{settings.sample} and scaled to the declared number of papers."
         )
     lines.append(_paper_comparison(table))
+    if any(w.track == "judges" for w in workloads):
+        lines.append(_judges_notes(table, workloads, settings, authors, registry))
     return "\n".join(lines)
+
+
+def _judges_notes(
+    table: pd.DataFrame,
+    workloads: list[Workload],
+    settings: PlanSettings,
+    authors: str,
+    registry: Registry,
+) -> str:
+    """The judge track's assumptions and its total against the paper's."""
+    usd = table[(table["track"] == "judges") & (table["model"] == "all")]["api_cost_usd"].sum()
+    prompts = {
+        "authors": "the authors' templates",
+        "builtin": "our templates",
+        "stand-in": "our templates, standing in for the authors' (not downloaded yet)",
+    }[authors]
+    text = (
+        f"- Judges: one row per backbone and change (step); calls = instances x calls per "
+        f"instance (pointwise: calls.pointwise; pairwise: 2 orders x pairwise_per_order, "
+        f"calls_by_change applied); no_aggregation reuses the reference's answers (no calls). "
+        f"Prompts rendered from {prompts}; output tokens as above, capped at judges.max_tokens. "
+        f"Total {usd:,.0f} USD against the paper's about {PAPER_JUDGES_USD:,} USD for all its "
+        "experiments; this grid counts one run of each cell."
+    )
+    if not any(w.track == "judges" and w.step == "retrieval" for w in workloads):
+        text += (
+            " Retrieval is not in it (the paper's related work came from an LLM-assisted search "
+            "whose results are not released; its cells are left out)."
+        )
+    model, change, cell, paper_usd = PAPER_JUDGE_CELL
+    for w in workloads:
+        if (w.model, w.step, w.strategy) == (model, change, cell):
+            one_call = 2 * w.papers / w.calls  # the paper's cost: one call per order
+            ours = registry.model(model).cost_usd(w.input_tokens, w.output_tokens) * one_call
+            text += (
+                f" One cell against the paper's cost figure (one decision at one call per order, "
+                f"as `cost: one_call`): {model} {change} {cell}, {ours:,.2f} USD here, "
+                f"{paper_usd} USD in the paper (figure_values.md)."
+            )
+    stand_ins = sorted({w.dataset for w in workloads if w.track == "judges" and w.stand_in})
+    if stand_ins:
+        text += (
+            f" {', '.join(stand_ins)}: not downloaded yet; prompts rendered from "
+            f"{settings.judges_sample} and scaled to the declared pairs and ideas."
+        )
+    return text
 
 
 def _span(values: pd.Series, digits: int) -> str:
@@ -309,7 +439,9 @@ def _span(values: pd.Series, digits: int) -> str:
 def _paper_comparison(table: pd.DataFrame) -> str:
     """Which GPU models fall outside the NovBench paper's 5-70 GPU-hours per model, and why."""
     low, high = PAPER_GPU_HOURS
-    gpu = table[(table["track"] == "novbench") & (table["gpus_per_job"] > 0)]
+    gpu = table[
+        (table["track"] == "novbench") & (table["gpus_per_job"] > 0) & (table["model"] != "all")
+    ]
     per_model = gpu.groupby("model", sort=False)[["gpu_hours", "gpu_hours_unperturbed"]].sum()
     if per_model.empty:
         return "- No model of this grid runs on GPUs."
@@ -360,15 +492,29 @@ def compute_plan(
     downloads: str,
     csv_path: str,
     markdown_path: str,
+    judge_cells: list[dict] = (),
+    judge_files: dict | None = None,
+    judge_declared: dict | None = None,
+    judges: dict | None = None,
+    upstream_root: str = "",
 ) -> None:
-    """Rule plan: the compute plan of the configured grid."""
+    """Rule plan: the compute plan of the configured grid (NovBench, then the judges)."""
     settings = PlanSettings.from_config({"plan": plan})
     registry = load_registry(registry_path)
     workloads = novbench_workloads(
         cells, datasets, paraphrase_model, novbench, decoding, registry, downloads, settings
     )
+    prompts, authors = (judges or {}).get("prompts", "builtin"), None
+    if prompts == "authors":
+        found = all((Path(upstream_root) / name).is_file() for name in AUTHORS_FILES)
+        authors = AuthorsPrompts(Path(upstream_root)) if found else None
+        prompts = "authors" if found else "stand-in"
+    if judge_cells:
+        workloads += judges_workloads(
+            judge_cells, judge_files, judge_declared, judges, decoding, registry, authors, settings
+        )
     table = plan_table(workloads, registry, inference["concurrency"], settings)
-    notes = plan_notes(table, workloads, settings, decoding)
+    notes = plan_notes(table, workloads, settings, decoding, prompts, registry)
     write_plan(table, notes, csv_path, markdown_path)
     total = table.iloc[-1]
     log.info(
