@@ -2,5 +2,5 @@ wildcard_constraints:
     dataset=r"[A-Za-z0-9_.-]+",
     model=r"[^/]+",
     strategy=r"zero|few|rag",
-    perturbation=r"none|change|del|release_(none|change|del)",
+    perturbation=r"none|change|del",
     track=r"novbench|judges",

@@ -1,12 +1,19 @@
 rule novbench_papers:
     input:
-        lambda wildcards: NOVBENCH.datasets[wildcards.dataset],
+        release=lambda wildcards: NOVBENCH.datasets[wildcards.dataset],
+        perturbations=lambda wildcards: NOVBENCH.perturbation_release_paths(
+            wildcards.dataset
+        ).values(),
     output:
         f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
     log:
         f"{LOGS}/novbench/{{dataset}}/papers.log",
     conda:
         "../envs/noveval.yaml"
+    params:
+        perturbations=lambda wildcards: NOVBENCH.perturbation_release_paths(
+            wildcards.dataset
+        ),
     script:
         "../scripts/novbench_papers.py"
 

@@ -49,29 +49,26 @@ rule novbench_changed_inputs:
 
 rule novbench_release_inputs:
     input:
-        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
-        releases=lambda wildcards: NOVBENCH.perturbation_release_paths(
-            wildcards.dataset
-        ).values(),
+        lambda wildcards: NOVBENCH.perturbation_release_paths(wildcards.dataset)[
+            wildcards.kind
+        ],
     output:
-        f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
+        f"{RESULTS}/novbench/{{dataset}}/inputs/release_{{kind}}.parquet",
     log:
-        f"{LOGS}/novbench/{{dataset}}/inputs-{{perturbation}}.log",
+        f"{LOGS}/novbench/{{dataset}}/inputs-release_{{kind}}.log",
     wildcard_constraints:
-        perturbation=r"release_(none|change|del)",
+        kind=r"change|del",
     conda:
         "../envs/noveval.yaml"
-    params:
-        releases=lambda wildcards: NOVBENCH.perturbation_release_paths(
-            wildcards.dataset
-        ),
     script:
         "../scripts/novbench_release_inputs.py"
 
 
 rule novbench_requests:
     input:
-        inputs=f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
+        inputs=lambda wildcards: NOVBENCH.inputs_path(
+            RESULTS, wildcards.dataset, wildcards.perturbation
+        ),
         papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
         scripts=lambda wildcards: (
             upstream_inputs(

@@ -199,15 +199,14 @@ def test_change_and_del_releases_load_as_given(tmp_path):
         records.load_release(paths["change"])
 
 
-def test_release_inputs_and_their_baseline_on_the_same_papers(tmp_path, papers):
+def test_released_papers_are_the_baseline_and_the_change_goes_into_the_prompt(tmp_path, papers):
     paths = write_releases(tmp_path)
     releases = {kind: records.load_perturbation_release(path) for kind, path in paths.items()}
-    baseline = perturbation.release_inputs(papers, releases, "release_none")
+    baseline = perturbation.released_papers(papers, releases)
     assert list(baseline["paper_id"]) == ["S001", "S002"]
     assert baseline.iloc[0]["novelty_text"] == str(raw_records()["S001"]["paper_novelty"])
-    changed = perturbation.release_inputs(papers, releases, "release_change")
     (row,) = generation.generation_requests(
-        changed.head(1),
+        releases["change"].head(1),
         papers,
         "zero",
         REGISTRY.model("gpt-4o"),
@@ -219,25 +218,39 @@ def test_release_inputs_and_their_baseline_on_the_same_papers(tmp_path, papers):
     build = scripts_prompt("API_model_zero.py")
     assert json.loads(row["messages"])[0]["content"] == build(NOT_A_LITERAL)
     with pytest.raises(ValueError, match=r"1 papers of the perturbation release .*ids S001"):
-        perturbation.release_inputs(papers[papers["paper_id"] != "S001"], releases, "release_del")
+        perturbation.released_papers(papers[papers["paper_id"] != "S001"], releases)
 
 
-def test_grid_adds_release_cells_for_the_listed_models(tmp_path):
-    paths = write_releases(tmp_path)
+def release_config(paths: dict[str, Path]) -> dict:
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     section = config["novbench"]
     section["models"] = ["smollm2-135m", "gpt-4o"]
-    section["datasets"]["sample"] = {
+    section["datasets"]["release"] = {
         "path": str(SAMPLE),
-        "perturbations_release": {"models": ["gpt-4o"], **{k: str(p) for k, p in paths.items()}},
+        "models": ["gpt-4o"],
+        "perturbations_release": {k: str(p) for k, p in paths.items()},
     }
+    return config
+
+
+def test_grid_runs_a_release_dataset_on_its_models_with_the_released_inputs(tmp_path):
+    paths = write_releases(tmp_path)
+    config = release_config(paths)
     built = grid.novbench_grid(config, REGISTRY)
-    released = {(c.model, c.strategy, c.perturbation) for c in built.cells if "release" in c.name}
-    kinds = ("release_none", "release_change", "release_del")
-    assert released == {("gpt-4o", s, k) for s in ("zero", "few", "rag") for k in kinds}
-    assert built.perturbation_release_paths("sample") == {k: str(p) for k, p in paths.items()}
-    section["datasets"]["sample"]["perturbations_release"]["models"] = ["gpt-5"]
-    with pytest.raises(ValueError, match=r"\['gpt-5'\] are not in novbench.models"):
+    cells = {(c.model, c.strategy, c.perturbation) for c in built.cells_of("release")}
+    kinds = ("none", "change", "del")
+    assert cells == {("gpt-4o", s, k) for s in ("zero", "few", "rag") for k in kinds}
+    assert (
+        built.inputs_path("r", "release", "change")
+        == "r/novbench/release/inputs/release_change.parquet"
+    )
+    assert built.inputs_path("r", "release", "none") == "r/novbench/release/inputs/none.parquet"
+    assert built.inputs_path("r", "sample", "del") == "r/novbench/sample/inputs/del.parquet"
+    assert built.paraphrased()  # the sample's change cells still use our paraphrases
+    config["novbench"]["datasets"]["sample"] = None
+    assert not grid.novbench_grid(config, REGISTRY).paraphrased()
+    config["novbench"]["datasets"]["release"]["models"] = ["gpt-5"]
+    with pytest.raises(ValueError, match=r"models \['gpt-5'\] are not in novbench.models"):
         grid.novbench_grid(config, REGISTRY)
 
 
@@ -277,7 +290,7 @@ def test_layout_digest_matches_the_shared_coling_release():
 
 def test_workflow_builds_authors_requests_from_fetched_scripts_and_released_inputs(tmp_path):
     """Plumbing: rule upstream_file copies the script the request rule needs (config `upstream`),
-    rule novbench_release_inputs reads the released inputs; no model runs."""
+    the release dataset holds the released papers and its change cell the released inputs."""
     paths = write_releases(tmp_path)
     results = tmp_path / "results"
     overlay = write_yaml(
@@ -297,11 +310,12 @@ def test_workflow_builds_authors_requests_from_fetched_scripts_and_released_inpu
             },
         },
     )
-    target = results / "novbench/sample/smollm2-135m/zero-release_change/requests.parquet"
-    run_snakemake(str(target), "--cores", "1", "--configfile", "config/config.yaml", str(overlay))
-    rows = pd.read_parquet(target)
+    cell = results / "novbench/sample/smollm2-135m/zero-change/requests.parquet"
+    run_snakemake(str(cell), "--cores", "1", "--configfile", "config/config.yaml", str(overlay))
+    rows = pd.read_parquet(cell)
     assert list(rows["item_id"]) == ["S001", "S002"]
     assert rows["temperature"].isna().all() and rows["seed"].isna().all()
     messages = json.loads(rows.iloc[0]["messages"])
     assert messages == [{"role": "user", "content": scripts_prompt("zero_shot.py")(NOT_A_LITERAL)}]
     assert (results / "downloads/upstream/novbench" / SCRIPTS / "zero_shot.py").is_file()
+    assert len(records.read_papers(results / "novbench/sample/papers.parquet")) == 2

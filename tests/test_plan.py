@@ -130,7 +130,7 @@ def test_vllm_serves_on_the_gpus_the_job_got(monkeypatch):
     assert qwen.request_options() == {"chat_template_kwargs": {"enable_thinking": True}}
     assert REGISTRY.model("gpt-5.4").request_options() == {}  # the judge track sets it per call
     effort = replace(REGISTRY.model("gpt-5"), reasoning_effort="minimal")
-    assert effort.request_options() == {"reasoning_effort": "minimal"}
+    assert effort.call_parameters({"max_tokens": 8})["reasoning_effort"] == "minimal"
     parsed = replace(qwen, reasoning_parser="qwen3", chat_template="t.jinja")
     command = server_command(parsed, 8123, threads=8)
     assert "--reasoning-parser" in command and "--chat-template" in command
@@ -204,11 +204,10 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(tmp_path):
     dry = run_snakemake("-n", "--profile", "profiles/slurm", *configs, env=env)
     planned = dry.stdout + dry.stderr
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
-    # EMNLP: 9 cells, COLING (no RAG): 6; Table 5: GPT-4o x 3 strategies x the released change, del
-    # and their baseline
+    # EMNLP: 9 cells, COLING (no RAG): 6; emnlp2023-release100 (Table 5): GPT-4o's 9
     assert jobs["novbench_requests"] == str(19 * (9 + 6) + 3 * 3)
-    # the two datasets and the released change and del inputs
-    assert jobs["novbench_download"] == "4" and "Group job scores" in planned
+    # the three datasets (emnlp2023-release100 reads Final_data.json too), the released change, del
+    assert jobs["novbench_download"] == "5" and "Group job scores" in planned
     run_snakemake("--cores", "1", "plan", *configs, env=env)
     table = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
     models = table[(table["track"] == "novbench") & (table["gpus_per_job"] > 0)]

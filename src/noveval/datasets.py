@@ -3,8 +3,9 @@
 A config names each dataset either by a path (``coling2020: path/to/file.json``) or by a mapping
 ``{url, sha256, papers, retrieval}``; ``null`` drops a dataset that an overlay inherits.
 A release is downloaded to ``{downloads}/{name}.json``. A dataset may also name the authors'
-perturbed inputs of its papers, ``perturbations_release: {models, change, del}`` (each a path or
-``{url, sha256}``, downloaded to ``{downloads}/{name}.release_{kind}.json``). Until a file is there,
+perturbed inputs of some of its papers, ``perturbations_release: {change, del}`` (each a path or
+``{url, sha256}``, downloaded to ``{downloads}/{name}.release_{kind}.json``): the dataset is then
+those papers, and its ``change`` and ``del`` cells take the released inputs. Until a file is there,
 the declared ``papers`` and ``retrieval`` stand in for it: the grid knows whether RAG cells exist
 and the compute plan knows the dataset's size, without a network and without the file.
 """
@@ -75,7 +76,7 @@ def release_files(datasets: dict, downloads: str | Path) -> dict[str, ReleaseFil
 
 def perturbation_releases(datasets: dict, downloads: str | Path) -> dict[str, dict]:
     """Each dataset's ``perturbations_release``: ``{dataset: {kind: ReleaseFile}}`` (the kinds
-    ``change`` and ``del``; the entry's ``models`` is read by the grid)."""
+    ``change`` and ``del``)."""
     releases = {}
     for name, entry in datasets.items():
         if not isinstance(entry, dict) or not entry.get("perturbations_release"):

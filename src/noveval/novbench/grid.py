@@ -80,9 +80,23 @@ class NovBenchGrid:
     def models_used(self) -> set[str]:
         """Every registry model the grid will call."""
         used = {cell.model for cell in self.cells}
-        if any(cell.perturbation == "change" for cell in self.cells):
+        if self.paraphrased():
             used.add(self.paraphrase_model)
         return used
+
+    def paraphrased(self) -> bool:
+        """Whether a ``change`` cell needs our paraphrases (not the authors' released ones)."""
+        return any(
+            cell.perturbation == "change"
+            and "change" not in self.perturbation_releases.get(cell.dataset, {})
+            for cell in self.cells
+        )
+
+    def inputs_path(self, results: str, dataset: str, perturbation: str) -> str:
+        """The inputs of a cell: the authors' released ones where the dataset names them."""
+        if perturbation in self.perturbation_releases.get(dataset, {}):
+            perturbation = f"release_{perturbation}"
+        return f"{results}/novbench/{dataset}/inputs/{perturbation}.parquet"
 
 
 def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
@@ -95,7 +109,7 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
     for dataset, release in releases.items():
         with_retrieval = release.has_retrieval()
         for model, strategy, perturbation in itertools.product(
-            section["models"], section["strategies"], section["perturbations"]
+            _models_of(dataset, section), section["strategies"], section["perturbations"]
         ):
             if strategy == "rag" and not with_retrieval:
                 continue
@@ -107,12 +121,10 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
     perturbed = perturbation_releases(
         section["datasets"], f"{config['results']}/downloads/novbench"
     )
-    for dataset, kinds in perturbed.items():
-        cells.extend(_release_cells(dataset, kinds, section, releases[dataset].has_retrieval()))
     grid = NovBenchGrid(
         tuple(cells), releases, section["paraphrase_model"], tuple(omitted), perturbed
     )
-    if any(cell.perturbation == "change" for cell in cells):
+    if grid.paraphrased():
         registry.model(grid.paraphrase_model)
     for reason in omitted:
         log.warning(reason)
@@ -122,21 +134,15 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
     return grid
 
 
-def _release_cells(dataset: str, kinds: dict, section: dict, with_retrieval: bool) -> list[Cell]:
-    """The cells of a dataset's released perturbations: each listed model and strategy on the
-    released inputs (``release_change``, ``release_del``) and on the same papers unperturbed
-    (``release_none``)."""
-    models = section["datasets"][dataset]["perturbations_release"].get("models")
-    models = section["models"] if models is None else models
+def _models_of(dataset: str, section: dict) -> list[str]:
+    """The grid's models, or the dataset's own ``models`` (a subset of them)."""
+    entry = section["datasets"][dataset]
+    models = entry.get("models") if isinstance(entry, dict) else None
+    if models is None:
+        return section["models"]
     unknown = sorted(set(models) - set(section["models"]))
     if unknown:
         raise ValueError(
-            f"novbench dataset '{dataset}': perturbations_release.models {unknown} "
-            "are not in novbench.models"
+            f"novbench dataset '{dataset}': models {unknown} are not in novbench.models"
         )
-    kinds = ["release_none", *(f"release_{kind}" for kind in kinds)]
-    strategies = [s for s in section["strategies"] if s != "rag" or with_retrieval]
-    return [
-        Cell(dataset, model, strategy, kind)
-        for model, strategy, kind in itertools.product(models, strategies, kinds)
-    ]
+    return models

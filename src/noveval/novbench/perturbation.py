@@ -1,6 +1,6 @@
 """Input perturbations: ``del`` keeps a seeded 80% of the descriptions, ``change`` paraphrases
-each description with an LLM (an ordinary cached call); ``release_*`` are the authors' released
-perturbed inputs of Table 5 and the unperturbed baseline on the same papers.
+each description with an LLM (an ordinary cached call). A dataset with a perturbation release
+(Table 5) is the released papers, and its ``change`` and ``del`` inputs are the authors'.
 
 A perturbed paper's ``novelty_text`` (what the authors' prompts insert) is its new list's repr."""
 
@@ -21,7 +21,6 @@ from noveval.templates import render
 log = logging.getLogger(__name__)
 
 PERTURBATIONS = ("none", "change", "del")
-RELEASE_PERTURBATIONS = ("release_none", "release_change", "release_del")
 MIN_PARAPHRASE_CHARS = 10
 _LEADING_LABEL = re.compile(r"^(paraphrased sentence|paraphrase|sentence)\s*:\s*", re.IGNORECASE)
 
@@ -92,26 +91,15 @@ def apply_paraphrases(papers: pd.DataFrame, responses: pd.DataFrame) -> pd.DataF
     return perturbed
 
 
-def release_inputs(
-    papers: pd.DataFrame, releases: dict[str, pd.DataFrame], kind: str
-) -> pd.DataFrame:
-    """Inputs of a ``release_*`` cell: the released perturbed papers (``release_change``,
-    ``release_del``), or the unperturbed papers of the same ids (``release_none``).
-
-    Every released id must be a paper of the dataset, whose original descriptions score it.
+def released_papers(papers: pd.DataFrame, releases: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The papers the authors' perturbation releases hold, in their order (Table 5's subset),
+    with their original descriptions: the ``none`` inputs and what every cell is scored against.
     """
     ids = list(dict.fromkeys(i for release in releases.values() for i in release["paper_id"]))
-    missing = sorted(set(ids) - set(papers["paper_id"]))
+    missing = [i for i in ids if i not in set(papers["paper_id"])]
     if missing:
         raise ValueError(
             f"{len(missing)} papers of the perturbation release are not in the dataset "
             f"(ids {', '.join(missing[:10])})"
         )
-    if kind == "release_none":
-        return papers.set_index("paper_id").loc[ids].reset_index()[list(papers.columns)]
-    source = kind.removeprefix("release_")
-    if kind not in RELEASE_PERTURBATIONS or source not in releases:
-        raise ValueError(
-            f"perturbation '{kind}' has no release (given: {', '.join(releases) or 'none'})"
-        )
-    return releases[source]
+    return papers.set_index("paper_id").loc[ids].reset_index()[list(papers.columns)]

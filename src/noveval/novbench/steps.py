@@ -35,9 +35,18 @@ def download_release(url: str, sha256: str | None, dataset: str, path: str) -> N
     datasets.download(datasets.ReleaseFile(name=dataset, path=path, url=url, sha256=sha256))
 
 
-def load_papers(release_path: str, papers_path: str) -> None:
-    """Release-format JSON → validated papers table."""
+def load_papers(
+    release_path: str, papers_path: str, perturbation_paths: dict[str, str] | None = None
+) -> None:
+    """Release-format JSON → validated papers table; with the authors' perturbation releases,
+    only the papers they hold."""
     papers = records.load_release(release_path)
+    if perturbation_paths:
+        releases = {
+            kind: records.load_perturbation_release(path)
+            for kind, path in perturbation_paths.items()
+        }
+        papers = perturbation.released_papers(papers, releases)
     log.info("%s: %d papers", release_path, len(papers))
     records.write_papers(papers, papers_path)
 
@@ -54,15 +63,9 @@ def perturbed_inputs(
     records.write_papers(papers, inputs_path)
 
 
-def release_inputs(
-    papers_path: str, release_paths: dict[str, str], kind: str, inputs_path: str
-) -> None:
-    """Inputs of a ``release_*`` cell from the authors' released perturbed inputs."""
-    releases = {
-        source: records.load_perturbation_release(path) for source, path in release_paths.items()
-    }
-    inputs = perturbation.release_inputs(records.read_papers(papers_path), releases, kind)
-    log.info("%s: %d papers", kind, len(inputs))
+def release_inputs(release_path: str, inputs_path: str) -> None:
+    """Inputs of a ``change`` or ``del`` cell from the authors' released perturbed papers."""
+    inputs = records.load_perturbation_release(release_path)
     records.write_papers(inputs, inputs_path)
 
 
