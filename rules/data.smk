@@ -38,10 +38,10 @@ rule upstream_file:
         f"{RESULTS}/downloads/upstream/{{study}}/{{path}}",
     log:
         f"{LOGS}/upstream/{{study}}/{{path}}.log",
-    localrule: True
     wildcard_constraints:
         study=r"novbench|judges",
         path=r".+",
+    localrule: True
     conda:
         "../envs/noveval.yaml"
     params:
