@@ -1,11 +1,11 @@
 """The guard between an inference job and its model server: the server never outlives the job.
 
 ``python -m noveval.engines.guard JOB_PID GRACE_S COMMAND...`` runs COMMAND (the server) in a
-process group of its own and waits for it. The kernel sends the guard SIGTERM when the job dies,
-even by ``kill -9`` (Linux ``PR_SET_PDEATHSIG``); the job's own stop sends it too. On SIGTERM the
-guard stops the server's whole group (a vLLM server's engine and worker processes included):
-SIGTERM, then SIGKILL after GRACE_S seconds. It exits with the server's exit code. Should the
-guard itself be killed, the kernel kills the server (its own parent-death signal, SIGKILL).
+process group of its own and watches both: when the job is gone (killed, even by ``kill -9``: the
+guard's parent is no longer JOB_PID) or asks it to stop (SIGTERM), the guard stops the server's
+whole group, a vLLM server's engine and worker processes included: SIGTERM, then SIGKILL after
+GRACE_S seconds. It exits with the server's exit code. On Linux the server also dies with the
+guard (a parent-death signal), should the guard itself be killed.
 """
 
 from __future__ import annotations
@@ -19,34 +19,31 @@ import sys
 import threading
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-LIBC = ctypes.CDLL(None, use_errno=True)
+POLL_S = 0.2
 
 
-def die_with(parent_pid: int, signum: int) -> bool:
-    """Have the kernel send ``signum`` when the parent dies; False when ``parent_pid``, the
-    parent this process was started by, is already gone."""
-    if LIBC.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0) != 0:
+def die_with_parent(parent_pid: int) -> None:
+    """In the server, before it starts: have the kernel SIGKILL it when the guard dies."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
-    return os.getppid() == parent_pid
-
-
-def die_with_guard(guard_pid: int) -> None:
-    """In the server, before it starts: die with the guard."""
-    if not die_with(guard_pid, signal.SIGKILL):
+    if os.getppid() != parent_pid:  # the guard died before the signal was set
         os._exit(1)
 
 
 def run(job_pid: int, grace_s: float, command: list[str]) -> int:
-    """Run ``command`` until it exits or this process gets SIGTERM; return its exit code."""
+    """Run ``command`` until it exits, the job dies or SIGTERM comes; return its exit code."""
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    if not die_with(job_pid, signal.SIGTERM):
+    if os.getppid() != job_pid:
         return 1
     guard_pid = os.getpid()
     server = subprocess.Popen(
-        command, process_group=0, preexec_fn=lambda: die_with_guard(guard_pid)
+        command,
+        process_group=0,
+        preexec_fn=(lambda: die_with_parent(guard_pid)) if sys.platform == "linux" else None,
     )
-    while server.poll() is None and not stopping.wait(0.2):
+    while server.poll() is None and os.getppid() == job_pid and not stopping.wait(POLL_S):
         pass
     if server.poll() is None:
         os.killpg(server.pid, signal.SIGTERM)
