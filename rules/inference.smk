@@ -20,5 +20,6 @@ rule infer:
         registry=config["registry"],
         settings=config["inference"],
         cache=CACHE,
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/infer.py"

@@ -1,14 +1,39 @@
-"""The model registry (config/models.yaml): what each model name means and how it is served."""
+"""The model registry (config/models.yaml): what each model name means and how it is served.
+
+Each model says which API it speaks (``api``) and what that API takes from it. A request is
+adapted to the model when it is built (:meth:`ModelSpec.call_parameters`), so the request row,
+and the request id hashed from it, hold exactly what reaches the model.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+log = logging.getLogger(__name__)
+
 ENGINES = ("llamacpp", "vllm", "api")
+# The wire APIs: OpenAI chat completions (vLLM, llama.cpp, Gemini, older OpenAI models), OpenAI
+# Responses (GPT-5.x) and Anthropic Messages (Claude). Each has its token-limit fields and the one
+# field that carries reasoning effort.
+APIS = {
+    "chat": ("max_tokens", "max_completion_tokens"),
+    "responses": ("max_output_tokens",),
+    "messages": ("max_tokens",),
+}
+EFFORT_FIELD = {
+    "chat": "reasoning_effort",
+    "responses": "reasoning.effort",
+    "messages": "output_config.effort",
+}
+_dropped_logged: set[tuple[str, str]] = set()
 
 
 class RegistryError(ValueError):
@@ -29,6 +54,13 @@ class ModelSpec:
     base_url: str | None = None
     api_key_env: str | None = None
     reasoning: bool = False
+    # What the model's API takes (see APIS): sampling settings it does not take are not sent.
+    api: str = "chat"
+    token_limit: str | None = None  # default: the API's first token-limit field
+    accepts_temperature: bool = True
+    accepts_seed: bool = True
+    structured_output: bool = True  # takes a JSON schema for its output
+    effort_levels: tuple[str, ...] = ()  # reasoning efforts it honours (none: it takes no effort)
     served_name: str | None = None
     price_per_million: dict = field(default_factory=lambda: {"input": 0.0, "output": 0.0})
     throughput_tokens_per_s: float | None = None
@@ -42,14 +74,68 @@ class ModelSpec:
     cpus_per_gpu: int | None = None
     mem_mb: int | None = None
 
+    @property
+    def token_field(self) -> str:
+        """The request field that carries the output-token limit."""
+        return self.token_limit or APIS[self.api][0]
+
+    def wire(self) -> dict:
+        """How requests reach the model: its reference, API, token field, default effort and
+        extra options (all part of every request id)."""
+        return {
+            "reference": self.reference,
+            "api": self.api,
+            "token_field": self.token_field,
+            "reasoning_effort": self.reasoning_effort,
+            "options": self.request_options(),
+        }
+
     def request_options(self) -> dict:
-        """Extra fields of every chat request: reasoning effort, chat-template arguments."""
-        options = {}
-        if self.reasoning_effort:
-            options["reasoning_effort"] = self.reasoning_effort
+        """Extra fields of every request of a local server: chat-template arguments."""
         if self.chat_template_kwargs and self.engine != "api":
-            options["chat_template_kwargs"] = dict(self.chat_template_kwargs)
-        return options
+            return {"chat_template_kwargs": dict(self.chat_template_kwargs)}
+        return {}
+
+    def call_parameters(self, decoding: dict, response_format: dict | None = None) -> dict:
+        """The call parameters this model is sent for ``decoding`` (keys ``max_tokens`` and
+        optionally ``temperature``, ``seed``, ``reasoning_effort``; null: not sent).
+
+        The registry's ``reasoning_effort`` applies where ``decoding`` sets none. A sampling
+        setting the model does not take is left out (logged once per model); an effort level it
+        does not honour, or an output schema its API cannot take, is an error.
+        """
+        parameters = {
+            "temperature": _optional(decoding.get("temperature"), float),
+            "max_tokens": int(decoding["max_tokens"]),
+            "seed": _optional(decoding.get("seed"), int),
+            "reasoning_effort": decoding.get("reasoning_effort") or self.reasoning_effort,
+            "response_format": response_format,
+        }
+        accepts = {"temperature": self.accepts_temperature, "seed": self.accepts_seed}
+        for key, accepted in accepts.items():
+            if parameters[key] is not None and not accepted:
+                if (self.name, key) not in _dropped_logged:
+                    _dropped_logged.add((self.name, key))
+                    log.info("%s: %s not sent (its %s API takes none)", self.name, key, self.api)
+                parameters[key] = None
+        effort = parameters["reasoning_effort"]
+        if effort is not None and effort not in self.effort_levels:
+            takes = ", ".join(self.effort_levels) or "none"
+            raise RegistryError(
+                f"model '{self.name}': reasoning effort '{effort}' is not one it takes "
+                f"(effort_levels: {takes})"
+            )
+        if response_format and not self.structured_output:
+            raise RegistryError(
+                f"model '{self.name}': its {self.api} API takes no output schema "
+                "(structured_output: false); turn structured output off for it"
+            )
+        return parameters
+
+    def fingerprint(self) -> str:
+        """A short hash of the whole registry entry: a changed entry reruns the model's jobs."""
+        text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=list)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
     def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
         """Price of a call from its token counts."""
@@ -103,6 +189,28 @@ def models_to_call(jobs) -> set[str]:
     }
 
 
+def _optional(value, kind):
+    return None if value is None else kind(value)
+
+
+def _check_api(name: str, entry: dict) -> None:
+    api = entry.setdefault("api", "chat")
+    if api not in APIS:
+        raise RegistryError(f"model '{name}': api must be one of {', '.join(APIS)}, got {api!r}")
+    if api != "chat" and entry["engine"] != "api":
+        raise RegistryError(f"model '{name}': a local {entry['engine']} server speaks api: chat")
+    if entry.get("token_limit", APIS[api][0]) not in APIS[api]:
+        raise RegistryError(
+            f"model '{name}': token_limit of api {api} is one of {', '.join(APIS[api])}"
+        )
+    entry["effort_levels"] = tuple(entry.get("effort_levels", ()))
+    if entry.get("reasoning_effort") and entry["reasoning_effort"] not in entry["effort_levels"]:
+        raise RegistryError(
+            f"model '{name}': reasoning_effort '{entry['reasoning_effort']}' is not in its "
+            "effort_levels"
+        )
+
+
 def _lookup(table: dict, name: str, kind: str):
     if name not in table:
         known = ", ".join(sorted(table)) or "none"
@@ -127,6 +235,7 @@ def load_registry(path: str | Path) -> Registry:
             if key not in entry:
                 raise RegistryError(f"model '{name}': missing '{key}'")
         entry["extra_server_args"] = tuple(entry.get("extra_server_args", ()))
+        _check_api(name, entry)
         try:
             models[name] = ModelSpec(name=name, **entry)
         except TypeError as error:

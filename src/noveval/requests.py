@@ -34,16 +34,20 @@ RESPONSE_COLUMNS = [
 ]
 
 
-def request_id(spec: ModelSpec, messages: list[dict], call_parameters: dict) -> str:
-    """Stable id of a call: a hash of the model (its name, reference and the registry's request
-    options), its messages and every call parameter."""
+def request_id(
+    spec: ModelSpec, messages: list[dict], call_parameters: dict, sample: int | None = None
+) -> str:
+    """Stable id of a call: a hash of everything that reaches the model: its name and wire
+    (reference, API, token field, the registry's request options), its messages and every call
+    parameter as sent. ``sample`` tells repeated calls apart on a model that takes no seed."""
     payload = {
         "model": spec.name,
-        "reference": spec.reference,
-        "options": spec.request_options(),
+        **spec.wire(),
         "messages": messages,
         "decoding": call_parameters,
     }
+    if sample is not None:
+        payload["sample"] = sample
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -55,30 +59,24 @@ def build_request(
     decoding: dict,
     response_format: dict | None = None,
 ) -> dict:
-    """One row of a requests table.
+    """One row of a requests table, adapted to the model (``spec.call_parameters``).
 
     ``decoding`` holds ``max_tokens`` and optionally ``temperature``, ``seed`` and
-    ``reasoning_effort``; a missing or null value is not sent.
+    ``reasoning_effort``; a missing or null value, or one the model does not take, is not sent.
+    A seed the model does not take still tells repeated calls apart (seed + call index): it
+    stays in the id as the sample number, so each repeat is a call of its own.
     """
-    call_parameters = {
-        "temperature": _optional(decoding.get("temperature"), float),
-        "max_tokens": int(decoding["max_tokens"]),
-        "seed": _optional(decoding.get("seed"), int),
-        "reasoning_effort": decoding.get("reasoning_effort"),
-        "response_format": response_format,
-    }
+    call_parameters = spec.call_parameters(decoding, response_format)
+    seed = decoding.get("seed")
+    sample = int(seed) if seed is not None and call_parameters["seed"] is None else None
     return {
-        "request_id": request_id(spec, messages, call_parameters),
+        "request_id": request_id(spec, messages, call_parameters, sample),
         "item_id": item_id,
         "model": spec.name,
         "messages": json.dumps(messages, ensure_ascii=False),
         **{key: value for key, value in call_parameters.items() if key != "response_format"},
         "response_format": json.dumps(response_format) if response_format else None,
     }
-
-
-def _optional(value, kind):
-    return None if value is None else kind(value)
 
 
 def write_table(rows: list[dict] | pd.DataFrame, columns: list[str], path: str | Path) -> None:

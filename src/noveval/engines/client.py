@@ -1,21 +1,18 @@
-"""One OpenAI-compatible async chat client for every engine.
+"""One async client for every engine and provider API (``noveval.engines.providers``).
 
 Bounded concurrency, retries with exponential backoff on rate limits, server errors and
-timeouts (tenacity), token counts, latency and cost per call. Every finished call goes to the
-job's journal the moment it arrives.
+timeouts (tenacity), token counts, latency and cost per call. Every finished call, answered or
+failed, goes to the job's journal the moment it arrives.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import openai
-import pandas as pd
 from tenacity import (
     AsyncRetrying,
     retry_if_exception_type,
@@ -23,26 +20,13 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from noveval.engines import providers
 from noveval.engines.journal import Journal
+from noveval.engines.providers import Endpoint
+
+__all__ = ["ClientSettings", "Endpoint", "send_requests"]
 
 log = logging.getLogger(__name__)
-
-RETRYABLE = (
-    openai.RateLimitError,
-    openai.InternalServerError,
-    openai.APITimeoutError,
-    openai.APIConnectionError,
-)
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where a model answers: base URL, key and the name it is served under."""
-
-    base_url: str
-    api_key: str
-    served_model: str
-    extra_body: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -52,25 +36,10 @@ class ClientSettings:
     max_retries: int = 5
 
 
-async def _call(client: openai.AsyncOpenAI, endpoint: Endpoint, request: dict, settings) -> dict:
-    arguments = {
-        "model": endpoint.served_model,
-        "messages": json.loads(request["messages"]),
-        "max_tokens": request["max_tokens"],
-        "extra_headers": {"X-Request-Id": request["request_id"]},
-    }
-    for optional in ("temperature", "seed"):  # null: not sent
-        if pd.notna(request.get(optional)):
-            arguments[optional] = request[optional]
-    if request.get("response_format"):
-        arguments["response_format"] = json.loads(request["response_format"])
-    extra_body = dict(endpoint.extra_body or {})
-    if request.get("reasoning_effort"):  # a per-request setting (the judges' low_reasoning cells)
-        extra_body["reasoning_effort"] = request["reasoning_effort"]
-    if extra_body:
-        arguments["extra_body"] = extra_body
+async def _call(client, endpoint: Endpoint, request: dict, settings):
+    arguments = providers.arguments(endpoint, request)
     async for attempt in AsyncRetrying(
-        retry=retry_if_exception_type(RETRYABLE),
+        retry=retry_if_exception_type(providers.RETRYABLE),
         stop=stop_after_attempt(settings.max_retries),
         wait=wait_exponential_jitter(initial=1, max=60),
         reraise=True,
@@ -82,7 +51,7 @@ async def _call(client: openai.AsyncOpenAI, endpoint: Endpoint, request: dict, s
         ),
     ):
         with attempt:
-            return await client.chat.completions.create(**arguments)
+            return await providers.create(client, endpoint, arguments)
 
 
 async def _send_all(
@@ -92,12 +61,7 @@ async def _send_all(
     settings: ClientSettings,
     price: Callable[[int, int], float],
 ) -> int:
-    client = openai.AsyncOpenAI(
-        base_url=endpoint.base_url,
-        api_key=endpoint.api_key,
-        timeout=settings.request_timeout_s,
-        max_retries=0,
-    )
+    client = providers.client(endpoint, settings.request_timeout_s)
     gate = asyncio.Semaphore(settings.concurrency)
     started = time.monotonic()
     failures = 0
@@ -110,11 +74,12 @@ async def _send_all(
             record = {"request_id": request["request_id"], "item_id": request["item_id"]}
             try:
                 completion = await _call(client, endpoint, request, settings)
-            except openai.OpenAIError as error:
+            except providers.ERRORS as error:
                 failures += 1
                 record.update(_failed(error, time.monotonic() - began))
             else:
-                record.update(_answered(completion, time.monotonic() - began, price))
+                answer = providers.answer(endpoint, completion)
+                record.update(_answered(*answer, time.monotonic() - began, price))
             journal.append(record)
             completed += 1
             if completed % max(1, len(requests) // 10) == 0 or completed == len(requests):
@@ -134,14 +99,17 @@ async def _send_all(
     return failures
 
 
-def _answered(completion, latency_s: float, price: Callable[[int, int], float]) -> dict:
-    choice = completion.choices[0]
-    usage = completion.usage
-    input_tokens = usage.prompt_tokens if usage else 0
-    output_tokens = usage.completion_tokens if usage else 0
+def _answered(
+    text: str,
+    finish_reason: str | None,
+    input_tokens: int,
+    output_tokens: int,
+    latency_s: float,
+    price: Callable[[int, int], float],
+) -> dict:
     return {
-        "text": choice.message.content or "",
-        "finish_reason": choice.finish_reason,
+        "text": text,
+        "finish_reason": finish_reason,
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "latency_s": round(latency_s, 3),

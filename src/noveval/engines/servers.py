@@ -145,7 +145,8 @@ def serve(
             base_url=spec.base_url,
             api_key=key,
             served_model=spec.reference,
-            extra_body=spec.request_options() or None,
+            api=spec.api,
+            token_field=spec.token_field,
         )
         return
     port = free_port()
@@ -168,6 +169,7 @@ def serve(
             api_key=LOCAL_KEY,
             served_model=spec.name,
             extra_body=spec.request_options() or None,
+            token_field=spec.token_field,
         )
     finally:
         stop(process)

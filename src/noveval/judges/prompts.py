@@ -153,10 +153,8 @@ def judge_requests(
                 chat = messages(format, instance["area"], ideas, change, shown_related)
             for call in range(repeats):
                 call_decoding = {**decoding, "seed": int(decoding["seed"]) + call}
-                effort = None
-                if spec.reasoning:
-                    effort = REASONING_EFFORT.get(change, "high")
-                    call_decoding["reasoning_effort"] = effort
+                if spec.effort_levels:  # a model without effort levels takes none
+                    call_decoding["reasoning_effort"] = REASONING_EFFORT.get(change, "high")
                 row = build_request(
                     item_id=call_item_id(instance["instance_id"], order, call),
                     spec=spec,

@@ -1,0 +1,131 @@
+"""Each provider's API: a request row as the SDK call's arguments, and the answer back as text,
+finish reason and token counts.
+
+``chat``: OpenAI chat completions (vLLM, llama.cpp, Gemini's OpenAI-compatible endpoint, older
+OpenAI models). ``responses``: OpenAI Responses (GPT-5.x: ``reasoning.effort``,
+``max_output_tokens``, ``text.format`` for a schema). ``messages``: Anthropic Messages (Claude:
+``max_tokens`` required, the system prompt as a top-level field, ``output_config.effort``).
+The row was adapted to the model when it was built, so every value it holds is sent.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import anthropic
+import openai
+import pandas as pd
+
+# Failures worth another attempt: rate limits, server errors (Anthropic's 529 "overloaded" is an
+# InternalServerError), timeouts and lost connections.
+RETRYABLE = (
+    openai.RateLimitError,
+    openai.InternalServerError,
+    openai.APITimeoutError,
+    openai.APIConnectionError,
+    anthropic.RateLimitError,
+    anthropic.InternalServerError,
+    anthropic.APITimeoutError,
+    anthropic.APIConnectionError,
+)
+ERRORS = (openai.OpenAIError, anthropic.AnthropicError)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a model answers: base URL, key, the name it is served under, its API and token
+    field, and extra body fields of every request."""
+
+    base_url: str
+    api_key: str
+    served_model: str
+    extra_body: dict | None = None
+    api: str = "chat"
+    token_field: str = "max_tokens"
+
+
+def client(endpoint: Endpoint, timeout_s: float):
+    """The SDK client of the endpoint's API (its own retries off: tenacity retries)."""
+    if endpoint.api == "messages":
+        return anthropic.AsyncAnthropic(
+            base_url=endpoint.base_url, api_key=endpoint.api_key, timeout=timeout_s, max_retries=0
+        )
+    return openai.AsyncOpenAI(
+        base_url=endpoint.base_url, api_key=endpoint.api_key, timeout=timeout_s, max_retries=0
+    )
+
+
+def _present(value) -> bool:
+    return value is not None and not (isinstance(value, float) and pd.isna(value))
+
+
+def arguments(endpoint: Endpoint, request: dict) -> dict:
+    """The keyword arguments of the SDK call that sends ``request``."""
+    messages = json.loads(request["messages"])
+    schema = json.loads(request["response_format"]) if request.get("response_format") else None
+    effort = request.get("reasoning_effort") or None
+    arguments = {
+        "model": endpoint.served_model,
+        endpoint.token_field: int(request["max_tokens"]),
+        "extra_headers": {"X-Request-Id": request["request_id"]},
+    }
+    extra_body = dict(endpoint.extra_body or {})
+    for optional in ("temperature", "seed"):  # the SDKs of responses and messages lack seed
+        if _present(request.get(optional)):
+            (arguments if endpoint.api == "chat" else extra_body)[optional] = request[optional]
+    if endpoint.api == "chat":
+        arguments["messages"] = messages
+        if schema:
+            arguments["response_format"] = schema
+        if effort:
+            extra_body["reasoning_effort"] = effort
+    elif endpoint.api == "responses":
+        arguments["input"] = messages
+        if schema:
+            arguments["text"] = {"format": _responses_format(schema)}
+        if effort:
+            arguments["reasoning"] = {"effort": effort}
+    else:
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+        arguments["messages"] = [m for m in messages if m["role"] != "system"]
+        if system:
+            arguments["system"] = system
+        if effort:
+            arguments["output_config"] = {"effort": effort}
+    if extra_body:
+        arguments["extra_body"] = extra_body
+    return arguments
+
+
+def _responses_format(schema: dict) -> dict:
+    """A chat ``response_format`` as the Responses API's ``text.format``."""
+    if schema["type"] != "json_schema":
+        return {"type": schema["type"]}
+    return {"type": "json_schema", **schema["json_schema"]}
+
+
+async def create(client, endpoint: Endpoint, arguments: dict):
+    """Send one call through the endpoint's API."""
+    if endpoint.api == "messages":
+        return await client.messages.create(**arguments)
+    if endpoint.api == "responses":
+        return await client.responses.create(**arguments)
+    return await client.chat.completions.create(**arguments)
+
+
+def answer(endpoint: Endpoint, result) -> tuple[str, str | None, int, int]:
+    """Text, finish reason, input and output tokens (reasoning included) of an answer."""
+    usage = result.usage
+    if endpoint.api == "messages":
+        text = "".join(block.text for block in result.content if block.type == "text")
+        tokens = (usage.input_tokens, usage.output_tokens) if usage else (0, 0)
+        return text, result.stop_reason, *tokens
+    if endpoint.api == "responses":
+        details = result.incomplete_details
+        finish = details.reason if details and details.reason else result.status
+        tokens = (usage.input_tokens, usage.output_tokens) if usage else (0, 0)
+        return result.output_text or "", finish, *tokens
+    choice = result.choices[0]
+    tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
+    return choice.message.content or "", choice.finish_reason, *tokens

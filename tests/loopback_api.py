@@ -1,0 +1,315 @@
+"""A loopback stand-in for the hosted APIs that enforces their documented request rules.
+
+Three endpoints on 127.0.0.1: OpenAI chat completions (``/v1/chat/completions``), OpenAI
+Responses (``/v1/responses``) and Anthropic Messages (``/v1/messages``). A request that breaks a
+rule gets the provider's HTTP 400 ``invalid_request_error``; an accepted one gets a fixed answer
+with fixed token counts (``INPUT_TOKENS``, ``OUTPUT_TOKENS``), so costs can be worked by hand.
+Every request is recorded as (path, X-Request-Id header, body) in ``server.bodies``.
+``server.overloaded`` answers that many calls with Anthropic's 529 ``overloaded_error`` first
+(a retryable failure).
+
+The rules, from the providers' documentation:
+- OpenAI reasoning models (gpt-5, gpt-5.x; "Reasoning models", platform.openai.com/docs/guides/
+  reasoning; the 400s quoted are the API's own): ``temperature`` only at its default 1
+  ("Unsupported value: 'temperature' does not support 0.0 with this model. Only the default (1)
+  value is supported."), no ``max_tokens`` on chat completions ("Use 'max_completion_tokens'
+  instead."), ``reasoning.effort`` / ``reasoning_effort`` from the model's levels (gpt-5: minimal
+  to high; gpt-5.1: none to high; gpt-5.2 and later: none to xhigh).
+- OpenAI non-reasoning models (gpt-4o, gpt-3.5-turbo) take no reasoning effort; gpt-3.5-turbo
+  takes no ``json_schema`` response format (Structured Outputs start with gpt-4o-2024-08-06).
+- The Responses API has no ``max_tokens``, ``seed``, ``messages`` or ``response_format``
+  (``max_output_tokens``, ``input``, ``text.format``).
+- Anthropic Messages (docs.anthropic.com/en/api/messages): ``max_tokens`` required; roles only
+  user and assistant (the system prompt is the top-level ``system``); no fields beyond the
+  documented ones ("Extra inputs are not permitted"); ``output_config.effort`` only on models
+  with the effort parameter (Claude Opus 4.5, Opus 4.6, Sonnet 4.6; "max" on Opus 4.6 only);
+  extended ``thinking`` is incompatible with a ``temperature`` other than 1.
+- Gemini's OpenAI-compatible endpoint (ai.google.dev/gemini-api/docs/openai): reasoning_effort
+  none, low, medium or high on 2.5 models.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+INPUT_TOKENS = 1000
+OUTPUT_TOKENS = 200
+ANSWER = '{"more_novel": 1}'
+
+OPENAI_EFFORTS = {
+    "gpt-5-": {"minimal", "low", "medium", "high"},
+    "gpt-5.1": {"none", "low", "medium", "high"},
+    "gpt-5.2": {"none", "low", "medium", "high", "xhigh"},
+    "gpt-5.4": {"none", "low", "medium", "high", "xhigh"},
+    "gemini-2.5": {"none", "low", "medium", "high"},
+}
+ANTHROPIC_EFFORTS = {
+    "claude-opus-4-5": {"low", "medium", "high"},
+    "claude-opus-4-6": {"low", "medium", "high", "max"},
+    "claude-sonnet-4-6": {"low", "medium", "high"},
+}
+CHAT_FIELDS = {
+    "model",
+    "messages",
+    "max_tokens",
+    "max_completion_tokens",
+    "temperature",
+    "top_p",
+    "seed",
+    "stop",
+    "n",
+    "response_format",
+    "reasoning_effort",
+}
+RESPONSES_FIELDS = {
+    "model",
+    "input",
+    "instructions",
+    "max_output_tokens",
+    "reasoning",
+    "text",
+    "temperature",
+    "top_p",
+    "store",
+    "metadata",
+}
+MESSAGES_FIELDS = {
+    "model",
+    "max_tokens",
+    "messages",
+    "system",
+    "output_config",
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop_sequences",
+    "metadata",
+    "thinking",
+}
+
+
+class Rejected(Exception):
+    """A request the provider answers with HTTP 400."""
+
+    def __init__(self, message: str, param: str | None = None):
+        super().__init__(message)
+        self.param = param
+
+
+def _efforts(model: str, table: dict) -> set[str]:
+    return next((levels for prefix, levels in table.items() if model.startswith(prefix)), set())
+
+
+def _reasoning_model(model: str) -> bool:
+    return model.startswith("gpt-5") or model.startswith("o")
+
+
+def _openai_sampling(body: dict) -> None:
+    model = body["model"]
+    if _reasoning_model(model) and body.get("temperature", 1) != 1:
+        raise Rejected(
+            f"Unsupported value: 'temperature' does not support {body['temperature']} with this "
+            "model. Only the default (1) value is supported.",
+            "temperature",
+        )
+
+
+def _unknown(body: dict, allowed: set[str]) -> str | None:
+    return next((key for key in body if key not in allowed), None)
+
+
+def check_chat(body: dict) -> None:
+    model = body["model"]
+    if unknown := _unknown(body, CHAT_FIELDS):
+        raise Rejected(f"Unrecognized request argument supplied: {unknown}", unknown)
+    if not body.get("messages"):
+        raise Rejected("Missing required parameter: 'messages'.", "messages")
+    if _reasoning_model(model) and "max_tokens" in body:
+        raise Rejected(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            "max_tokens",
+        )
+    _openai_sampling(body)
+    effort = body.get("reasoning_effort")
+    if effort is not None and effort not in _efforts(model, OPENAI_EFFORTS):
+        raise Rejected(
+            f"Unsupported value: 'reasoning_effort' does not support '{effort}' with this model.",
+            "reasoning_effort",
+        )
+    schema = body.get("response_format") or {}
+    if schema.get("type") == "json_schema" and model.startswith("gpt-3.5"):
+        raise Rejected(
+            "Invalid parameter: 'response_format' of type 'json_schema' is not supported with "
+            "this model.",
+            "response_format",
+        )
+
+
+def check_responses(body: dict) -> None:
+    model = body["model"]
+    if unknown := _unknown(body, RESPONSES_FIELDS):
+        raise Rejected(f"Unsupported parameter: '{unknown}'.", unknown)
+    if not body.get("input"):
+        raise Rejected("Missing required parameter: 'input'.", "input")
+    _openai_sampling(body)
+    effort = (body.get("reasoning") or {}).get("effort")
+    if effort is not None and effort not in _efforts(model, OPENAI_EFFORTS):
+        raise Rejected(
+            f"Unsupported value: '{effort}' is not supported with the '{model}' model.",
+            "reasoning.effort",
+        )
+    form = (body.get("text") or {}).get("format") or {}
+    if form.get("type") == "json_schema" and not (form.get("name") and form.get("schema")):
+        raise Rejected("Missing required parameter: 'text.format.name'.", "text.format.name")
+
+
+def check_messages(body: dict) -> None:
+    model = body["model"]
+    if unknown := _unknown(body, MESSAGES_FIELDS):
+        raise Rejected(f"{unknown}: Extra inputs are not permitted")
+    if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] < 1:
+        raise Rejected("max_tokens: Field required")
+    for index, message in enumerate(body.get("messages") or []):
+        if message.get("role") not in ("user", "assistant"):
+            raise Rejected(
+                f"messages.{index}.role: Input should be 'user' or 'assistant'; use the "
+                "top-level system parameter for a system prompt"
+            )
+    effort = (body.get("output_config") or {}).get("effort")
+    if effort is not None and effort not in _efforts(model, ANTHROPIC_EFFORTS):
+        raise Rejected(
+            f"output_config.effort: the model {model} does not support effort '{effort}'"
+        )
+    thinking = (body.get("thinking") or {}).get("type") == "enabled"
+    if thinking and body.get("temperature", 1) != 1:
+        raise Rejected("temperature may only be set to 1 when thinking is enabled")
+
+
+def answer_chat(body: dict) -> dict:
+    return {
+        "id": "chatcmpl-loopback",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body["model"],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": ANSWER},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": INPUT_TOKENS,
+            "completion_tokens": OUTPUT_TOKENS,
+            "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS,
+        },
+    }
+
+
+def answer_responses(body: dict) -> dict:
+    return {
+        "id": "resp_loopback",
+        "object": "response",
+        "created_at": 0,
+        "model": body["model"],
+        "status": "completed",
+        "incomplete_details": None,
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_loopback",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": ANSWER, "annotations": []}],
+            }
+        ],
+        "parallel_tool_calls": False,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": INPUT_TOKENS,
+            "output_tokens": OUTPUT_TOKENS,
+            "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": OUTPUT_TOKENS // 2},
+        },
+    }
+
+
+def answer_messages(body: dict) -> dict:
+    return {
+        "id": "msg_loopback",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": [{"type": "text", "text": ANSWER}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": OUTPUT_TOKENS},
+    }
+
+
+ROUTES = {
+    "/v1/chat/completions": (check_chat, answer_chat),
+    "/v1/responses": (check_responses, answer_responses),
+    "/v1/messages": (check_messages, answer_messages),
+}
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    def _reply(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        server = self.server
+        with server.lock:
+            server.bodies.append((self.path, self.headers.get("X-Request-Id"), body))
+            overloaded = server.overloaded > 0
+            server.overloaded -= overloaded
+        anthropic = self.path == "/v1/messages"
+        if self.path not in ROUTES:
+            return self._reply(404, {"error": {"message": f"no route {self.path}"}})
+        key = self.headers.get("x-api-key") or self.headers.get("Authorization")
+        if anthropic and not (key and self.headers.get("anthropic-version")):
+            return self._reply(401, {"type": "error", "error": {"type": "authentication_error"}})
+        if overloaded:
+            error = {"type": "overloaded_error", "message": "Overloaded"}
+            return self._reply(529, {"type": "error", "error": error})
+        check, answer = ROUTES[self.path]
+        try:
+            check(body)
+        except Rejected as rejected:
+            error = {"type": "invalid_request_error", "message": str(rejected)}
+            if anthropic:
+                return self._reply(400, {"type": "error", "error": error})
+            return self._reply(400, {"error": {**error, "param": rejected.param, "code": None}})
+        self._reply(200, answer(body))
+
+
+class LoopbackAPI(ThreadingHTTPServer):
+    """The server; ``base_url(api)`` is what a client of that API is pointed at."""
+
+    daemon_threads = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.lock = threading.Lock()
+        self.bodies: list[tuple[str, str | None, dict]] = []
+        self.overloaded = 0
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    def base_url(self, api: str) -> str:
+        root = f"http://127.0.0.1:{self.server_address[1]}"
+        return root if api == "messages" else f"{root}/v1"  # the Anthropic SDK adds /v1

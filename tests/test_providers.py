@@ -1,0 +1,224 @@
+"""The provider request layer against a loopback server that enforces each API's rules.
+
+Real requests (the judge track's and NovBench's builders), sent by the real client code through
+the official SDKs to ``tests/loopback_api.py`` on 127.0.0.1; no key, no network.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from dataclasses import replace
+
+import pytest
+from conftest import REPO
+from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS, LoopbackAPI
+
+from noveval.engines.client import ClientSettings, send_requests
+from noveval.engines.journal import Journal, read_records
+from noveval.engines.servers import serve
+from noveval.judges.grid import CHANGES, DERIVED, PAIRWISE_ONLY
+from noveval.judges.instances import load_release
+from noveval.judges.plans import plan_requests
+from noveval.judges.prompts import judge_requests
+from noveval.registry import RegistryError, load_registry
+from noveval.requests import build_request
+
+SAMPLE = REPO / "data" / "sample" / "judges"
+REGISTRY = load_registry(REPO / "config" / "models.yaml")
+HOSTED = sorted(name for name, spec in REGISTRY.models.items() if spec.engine == "api")
+DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 96}  # config/config.yaml's values
+ONE_CALL = {"pointwise": 1, "pairwise_per_order": 1}
+EFFORT_FIELD = {  # where each API carries the reasoning effort
+    "chat": lambda body: body.get("reasoning_effort"),
+    "responses": lambda body: (body.get("reasoning") or {}).get("effort"),
+    "messages": lambda body: (body.get("output_config") or {}).get("effort"),
+}
+
+
+@pytest.fixture(scope="module")
+def loopback():
+    server = LoopbackAPI()
+    server.thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@functools.cache
+def instances() -> list[dict]:
+    pairs = load_release(SAMPLE / "human-only" / "pairwise.yaml", "human-only", "pairwise")
+    ideas = load_release(SAMPLE / "human-only" / "pointwise.yaml", "human-only", "pointwise")
+    return [pairs.to_dict("records")[0], ideas.to_dict("records")[0]]
+
+
+def changes_of(spec) -> list[str]:
+    """The changes the judge grid runs for a model (low_reasoning only with a 'low' effort)."""
+    return [
+        change
+        for change in CHANGES
+        if change not in DERIVED and (change != "low_reasoning" or "low" in spec.effort_levels)
+    ]
+
+
+def cell_requests(spec, change: str) -> list[dict]:
+    """One judge cell's calls for one pair and one idea (related work only for retrieval)."""
+    rows = []
+    for instance in instances():
+        if change in PAIRWISE_ONLY and instance["format"] != "pairwise":
+            continue
+        related = {instance["instance_id"]: [["A: abstract"]] * len(instance["ideas"])}
+        rows += judge_requests(
+            [instance],
+            change,
+            spec,
+            DECODING,
+            ONE_CALL,
+            spec.structured_output,
+            200,
+            related if change == "retrieval" else None,
+        )
+    return rows
+
+
+def model_requests(spec) -> list[dict]:
+    """Every judge change's calls for one pair and one idea, the plan rewrites, and one
+    NovBench generation request, all with the config's decoding values."""
+    rows = [row for change in changes_of(spec) for row in cell_requests(spec, change)]
+    table = load_release(SAMPLE / "human-only" / "pairwise.yaml", "human-only", "pairwise")
+    rows += plan_requests(table.head(1), spec, DECODING, spec.structured_output).to_dict("records")
+    novbench = [
+        {"role": "system", "content": "You are a reviewer."},
+        {"role": "user", "content": "Rate the novelty of this paper."},
+    ]
+    rows.append(build_request("novbench|p1", spec, novbench, {**DECODING, "max_tokens": 320}))
+    return rows
+
+
+def send(loopback, spec, rows, tmp_path, monkeypatch, max_retries=2):
+    monkeypatch.setenv(spec.api_key_env, "sk-loopback")
+    pointed = replace(spec, base_url=loopback.base_url(spec.api))
+    with Journal(tmp_path / spec.name, "job") as journal:
+        with serve(pointed, tmp_path / "serve.log") as endpoint:
+            failures = send_requests(
+                rows, endpoint, journal, ClientSettings(4, 30, max_retries), spec.cost_usd
+            )
+    return failures, read_records(journal.path)
+
+
+@pytest.mark.parametrize("name", HOSTED)
+def test_every_hosted_model_request_is_accepted(name, loopback, tmp_path, monkeypatch):
+    spec = REGISTRY.model(name)
+    # the plan change without rewritten ideas repeats the reference's calls: sent once
+    rows = list({row["request_id"]: row for row in model_requests(spec)}.values())
+    failures, records = send(loopback, spec, rows, tmp_path, monkeypatch)
+    errors = [record["error"] for record in records if record["error"]]
+    assert failures == 0 and not errors, errors[:1]
+    assert {r["request_id"] for r in records} == {row["request_id"] for row in rows}
+    prices = spec.price_per_million
+    per_call = (INPUT_TOKENS * prices["input"] + OUTPUT_TOKENS * prices["output"]) / 1e6
+    assert all(r["cost_usd"] == pytest.approx(per_call) for r in records)
+    assert all(r["text"] == '{"more_novel": 1}' and r["output_tokens"] == 200 for r in records)
+    sent = {rid: body for _, rid, body in loopback.bodies if rid in {r["request_id"] for r in rows}}
+    expected_path = {"chat": "/v1/chat/completions", "responses": "/v1/responses"}
+    assert {path for path, rid, _ in loopback.bodies if rid in sent} == {
+        expected_path.get(spec.api, "/v1/messages")
+    }
+    for row in rows:  # the row records exactly what is sent
+        body = sent[row["request_id"]]
+        assert (row["temperature"] is None) == ("temperature" not in body)
+        assert (row["seed"] is None) == ("seed" not in body)
+        assert body[spec.token_field] == row["max_tokens"]
+    if "low_reasoning" not in changes_of(spec):
+        return
+    honoured = EFFORT_FIELD[spec.api]
+    reference, low = cell_requests(spec, "reference"), cell_requests(spec, "low_reasoning")
+    assert len(reference) == len(low) == 3
+    for ref_row, low_row in zip(reference, low):
+        ref_body, low_body = sent[ref_row["request_id"]], sent[low_row["request_id"]]
+        assert (honoured(ref_body), honoured(low_body)) == ("high", "low")
+        strip = {"reasoning", "output_config", "reasoning_effort"}
+        assert {k: v for k, v in ref_body.items() if k not in strip} == {
+            k: v for k, v in low_body.items() if k not in strip
+        }
+
+
+def test_loopback_rejects_what_the_documentation_forbids(loopback, tmp_path, monkeypatch):
+    """Rows not adapted to the model (built for another one) fail with the provider's 400,
+    journaled with their error (each call appends to the model's journal)."""
+    chat_model = REGISTRY.model("gpt-4o")
+    messages = [{"role": "system", "content": "Judge."}, {"role": "user", "content": "Idea?"}]
+    raw = build_request("raw|0", chat_model, messages, {**DECODING, "max_tokens": 50})
+    cases = [
+        ("gpt-5.1", {**raw, "seed": None}, "'temperature' does not support 0.0 with this model"),
+        ("gpt-5.4", raw, "Unsupported parameter: 'seed'"),
+        ("claude-opus-4-5", raw, "seed: Extra inputs are not permitted"),
+    ]
+    for name, row, message in cases:
+        failures, records = send(loopback, REGISTRY.model(name), [row], tmp_path, monkeypatch, 1)
+        assert failures == 1 and "BadRequestError" in records[-1]["error"]
+        assert message in records[-1]["error"] and records[-1]["cost_usd"] == 0.0
+    gpt5_chat = replace(REGISTRY.model("gpt-5.1"), api="chat", accepts_temperature=True)
+    failures, records = send(loopback, gpt5_chat, [raw], tmp_path, monkeypatch, 1)
+    assert failures == 1 and "Use 'max_completion_tokens' instead" in records[-1]["error"]
+    gpt5_chat = replace(gpt5_chat, token_limit="max_completion_tokens")
+    failures, records = send(loopback, gpt5_chat, [raw], tmp_path, monkeypatch, 1)
+    assert "Only the default (1) value is supported" in records[-1]["error"]
+    sonnet = REGISTRY.model("claude-sonnet-4-5")
+    forced = {**build_request("raw|1", sonnet, messages, DECODING), "reasoning_effort": "low"}
+    failures, records = send(loopback, sonnet, [forced], tmp_path, monkeypatch, 1)
+    assert "does not support effort 'low'" in records[-1]["error"]
+
+
+def test_overloaded_anthropic_calls_are_retried(loopback, tmp_path, monkeypatch):
+    spec = REGISTRY.model("claude-opus-4-6")
+    row = build_request("retry|0", spec, [{"role": "user", "content": "Idea?"}], DECODING)
+    loopback.overloaded = 1
+    failures, records = send(loopback, spec, [row], tmp_path, monkeypatch, max_retries=3)
+    assert failures == 0 and len(records) == 1 and records[0]["error"] is None
+    assert [rid for _, rid, _ in loopback.bodies].count(row["request_id"]) == 2
+
+
+def test_requests_are_adapted_when_built_and_refused_when_impossible(caplog):
+    gpt5 = replace(REGISTRY.model("gpt-5.2"), name="gpt-5.2-fresh")  # logged once per model
+    messages = [{"role": "user", "content": "Idea?"}]
+    with caplog.at_level(logging.INFO, logger="noveval.registry"):
+        row = build_request("a", gpt5, messages, DECODING)
+    assert row["temperature"] is None and row["seed"] is None and row["max_tokens"] == 96
+    unseeded = build_request("a", gpt5, messages, {"max_tokens": 96})
+    assert {**row, "request_id": None} == {**unseeded, "request_id": None}
+    repeat = build_request("a", gpt5, messages, {**DECODING, "seed": 1})  # call 1 of 3
+    assert len({row["request_id"], unseeded["request_id"], repeat["request_id"]}) == 3
+    assert "gpt-5.2-fresh: temperature not sent" in caplog.text
+    with pytest.raises(RegistryError, match="'claude-sonnet-4-5': reasoning effort 'high'"):
+        build_request(
+            "a",
+            REGISTRY.model("claude-sonnet-4-5"),
+            messages,
+            {**DECODING, "reasoning_effort": "high"},
+        )
+    schema = {"type": "json_schema", "json_schema": {"name": "v", "schema": {}}}
+    with pytest.raises(RegistryError, match="'claude-opus-4-6': its messages API takes no"):
+        build_request("a", REGISTRY.model("claude-opus-4-6"), messages, DECODING, schema)
+    with pytest.raises(RegistryError, match="'gpt-3.5-turbo'"):
+        build_request("a", REGISTRY.model("gpt-3.5-turbo"), messages, DECODING, schema)
+    gpt4o = build_request("a", REGISTRY.model("gpt-4o"), messages, DECODING)
+    assert gpt4o["temperature"] == 0.0 and gpt4o["seed"] == 0
+
+
+def test_changed_reference_or_registry_effort_gives_new_request_ids():
+    spec = REGISTRY.model("gpt-5.1")
+    messages = [{"role": "user", "content": "Idea?"}]
+    first = build_request("a", spec, messages, DECODING)["request_id"]
+    moved = replace(spec, reference="gpt-5.1-2025-11-13")
+    effort = replace(spec, reasoning_effort="low")
+    assert build_request("a", moved, messages, DECODING)["request_id"] != first
+    assert build_request("a", effort, messages, DECODING)["request_id"] != first
+    vllm = REGISTRY.model("qwen3-8b")
+    thinking = build_request("a", vllm, messages, DECODING)["request_id"]
+    quiet = replace(vllm, chat_template_kwargs={"enable_thinking": False})
+    assert build_request("a", quiet, messages, DECODING)["request_id"] != thinking
+    assert len({spec.fingerprint(), moved.fingerprint(), effort.fingerprint()}) == 3
+    assert spec.fingerprint() == REGISTRY.model("gpt-5.1").fingerprint()
+    assert json.loads(build_request("a", spec, messages, DECODING)["messages"]) == messages
