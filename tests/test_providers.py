@@ -12,13 +12,14 @@ import logging
 from dataclasses import replace
 
 import pytest
+import yaml
 from conftest import REPO
 from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS, LoopbackAPI
 
 from noveval.engines.client import ClientSettings, send_requests
 from noveval.engines.journal import Journal, read_records
 from noveval.engines.servers import serve
-from noveval.judges.grid import CHANGES, DERIVED, PAIRWISE_ONLY
+from noveval.judges.grid import CHANGES, DERIVED, PAIRWISE_ONLY, judges_grid
 from noveval.judges.instances import load_release
 from noveval.judges.plans import plan_requests
 from noveval.judges.prompts import judge_requests
@@ -222,3 +223,18 @@ def test_changed_reference_or_registry_effort_gives_new_request_ids():
     assert len({spec.fingerprint(), moved.fingerprint(), effort.fingerprint()}) == 3
     assert spec.fingerprint() == REGISTRY.model("gpt-5.1").fingerprint()
     assert json.loads(build_request("a", spec, messages, DECODING)["messages"]) == messages
+
+
+def test_grid_refuses_or_names_what_a_model_cannot_do():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["judges"]["models"] = ["gpt-5.1", "claude-sonnet-4-5"]
+    config["judges"]["changes"] = ["reference", "low_reasoning"]
+    with pytest.raises(ValueError, match="claude-sonnet-4-5 take no output schema"):
+        judges_grid(config, REGISTRY)
+    config["judges"]["structured_output"] = False
+    grid = judges_grid(config, REGISTRY)
+    low = {cell.model for cell in grid.cells if cell.change == "low_reasoning"}
+    assert low == {"gpt-5.1"}
+    assert any(
+        "claude-sonnet-4-5" in line and "no reasoning effort 'low'" in line for line in grid.omitted
+    )

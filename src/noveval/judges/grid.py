@@ -162,6 +162,17 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     plan_model = section.get("plan_model")
     if plan_model:
         registry.model(plan_model)
+    if section.get("structured_output") and section.get("prompts", "builtin") == "builtin":
+        unable = [
+            m
+            for m in [*specs, *([plan_model] if plan_model else [])]
+            if not registry.model(m).structured_output
+        ]
+        if unable:
+            raise ValueError(
+                f"judges.structured_output: {', '.join(unable)} take no output schema "
+                "(registry structured_output: false); set judges.structured_output: false"
+            )
     corpus = (section.get("retrieval") or {}).get("corpus")
     entries = {  # an overlay drops a dataset of the default with null
         name: entry for name, entry in section["datasets"].items() if entry is not None
