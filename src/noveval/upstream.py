@@ -119,4 +119,3 @@ class UpstreamSource:
         data = location.read_bytes()
         _check(file, data, str(location))
         return data.decode("utf-8")
-
