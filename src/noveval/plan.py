@@ -216,7 +216,8 @@ def judges_workloads(
     answers). A release file not downloaded yet counts its ``declared`` instances and stands in
     with the shipped sample's prompts; ``authors`` renders the authors' templates."""
     max_tokens = judges["max_tokens"]
-    per_instance: dict[tuple, float] = {}  # (file, change) -> prompt tokens of one call
+    per_call: dict[tuple, float] = {}  # (file, change) -> prompt tokens of one call
+    loaded: dict[str, pd.DataFrame] = {}  # file -> instances
     workloads = []
     for cell in cells:
         if cell["change"] in DERIVED:
@@ -225,11 +226,12 @@ def judges_workloads(
         path = files[cell["dataset"]][cell["setup"]][kind]
         available = Path(path).is_file()
         source = path if available else f"{settings.judges_sample}/{cell['format']}.yaml"
-        table = judge_instances.load_release(source, cell["setup"], cell["format"])
-        count = len(table) if available else declared[path]
-        if (source, cell["change"]) not in per_instance:
+        if source not in loaded:
+            loaded[source] = judge_instances.load_release(source, cell["setup"], cell["format"])
+        count = len(loaded[source]) if available else declared[path]
+        if (source, cell["change"]) not in per_call:
             rows = judge_requests(
-                table.to_dict("records"),
+                loaded[source].to_dict("records"),
                 change=cell["change"],
                 spec=PROMPT_ONLY,
                 decoding={**decoding, "max_tokens": max_tokens},
@@ -237,7 +239,7 @@ def judges_workloads(
                 structured_output=False,
                 authors=authors,
             )
-            per_instance[source, cell["change"]] = prompt_tokens(rows, settings) / len(table)
+            per_call[source, cell["change"]] = prompt_tokens(rows, settings) / len(rows)
         calls = calls_of(cell["change"], judges["calls"], judges.get("calls_by_change"))
         per = (
             calls["pointwise"] if cell["format"] == "pointwise" else 2 * calls["pairwise_per_order"]
@@ -253,7 +255,7 @@ def judges_workloads(
                 perturbation="none",
                 papers=count,
                 calls=count * per,
-                input_tokens=round(count * per * per_instance[source, cell["change"]]),
+                input_tokens=round(count * per * per_call[source, cell["change"]]),
                 output_tokens=count * per * output_tokens_per_call(spec, max_tokens, settings),
                 stand_in=not available,
             )

@@ -1,0 +1,183 @@
+"""The judges' paper grid: the declared release, its download, the grid and the judge plan."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import re
+import shutil
+import threading
+from collections import Counter
+from functools import partial
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO, run_snakemake, shared_file, snakemake_env, write_yaml
+from snakemake.utils import update_config, validate
+
+from noveval.judges import release
+from noveval.judges.grid import judges_grid
+from noveval.judges.instances import load_release
+from noveval.judges.prompts import judge_requests
+from noveval.plan import (
+    PROMPT_ONLY,
+    PlanSettings,
+    judges_workloads,
+    plan_table,
+    prompt_tokens,
+)
+from noveval.registry import load_registry
+
+REGISTRY = load_registry(REPO / "config" / "models.yaml")
+BACKBONES = ["gpt-5.1", "gpt-5.2", "gpt-5.4", "claude-sonnet-4-5", "claude-opus-4-5",
+             "claude-opus-4-6"]  # fmt: skip
+DATA_COMMIT = "f022bc3823a1f0ec693c7e7bb873aa680a495923"
+SAMPLE = REPO / "data" / "sample" / "judges"
+
+
+def paper_config() -> dict:
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    update_config(config, yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
+    return config
+
+
+def test_the_declared_release_lists_every_file_at_its_commit():
+    entry = paper_config()["judges"]["datasets"]["novelty-eval"]
+    files = release.release_files("novelty-eval", entry, "dl")
+    assert len(files) == 17 and entry["commit"] == DATA_COMMIT
+    by_path = {file.path: file for file in files}
+    reference = by_path["human-only/pairwise.yaml"]
+    assert reference.url == (
+        f"https://raw.githubusercontent.com/noy-sternlicht/novelty-eval/{DATA_COMMIT}"
+        "/data/human-only/pairwise.yaml"
+    )
+    assert (reference.local, reference.instances) == (
+        "dl/novelty-eval/human-only/pairwise.yaml",
+        154,
+    )
+    assert by_path["human-only/pointwise_plan.yaml"].instances == 299
+    backbone = by_path["human-plus-generated/backbone-opus-4-5/pointwise.yaml"]
+    assert backbone.setup == "human-plus-generated.backbone-opus-4-5"
+    claude = by_path["ai-only/claude/pairwise.yaml"]
+    assert claude.setup == "ideation-claude-opus-4-5-vs-claude-sonnet-4-5"
+    assert claude.instances == 161 and "/0acda240cc9a0317a0f6a8e96367ac3a3b8c6de8/" in claude.url
+    assert by_path["expert-annotations/judge_errors.csv"].kind == "other"
+    with pytest.raises(ValueError, match="no file list recorded for commit 0000"):
+        release.release_files("x", {**entry, "commit": "0" * 40}, "dl")
+    with pytest.raises(ValueError, match=r"'x': the release declaration lacks \['pairs'\]"):
+        release.release_files("x", {k: v for k, v in entry.items() if k != "pairs"}, "dl")
+
+
+def test_paper_grid_has_every_backbone_and_change_with_retrieval_left_out(caplog):
+    config = paper_config()
+    validate(config, str(REPO / "config" / "schemas" / "config.schema.yaml"))
+    grid = judges_grid(config, REGISTRY)  # no file, no network
+    per_model = Counter(cell.model for cell in grid.cells)
+    # 12 (setup, format) files, 7 of them pairwise: reference, P1, P2, no_aggregation on 12;
+    # P3-P5 on 7; low_reasoning on 12 where the model has 'low'; plan on the 4 with _plan files
+    assert per_model == {m: 85 for m in BACKBONES if m != "claude-sonnet-4-5"} | {
+        "claude-sonnet-4-5": 73
+    }
+    changes = {cell.change for cell in grid.cells}
+    assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "plan",
+                       "no_aggregation"}  # fmt: skip
+    retrieval = [line for line in grid.omitted if "/retrieval:" in line]
+    assert len(retrieval) == 6 * 12 and "no retrieval corpus" in retrieval[0]
+    setups = {cell.setup for cell in grid.cells}
+    assert {"human-plus-generated.backbone-gpt-5.1", "ideation-gpt-5.4-vs-gpt-5.1"} <= setups
+    paths = grid.outputs(str(REPO / "results"))
+    assert any(p.endswith("novelty-eval/ideation.md") for p in paths)
+    assert any(p.endswith("expert-annotations/judge_errors.csv") for p in paths)
+
+
+def test_release_download_from_a_loopback_server(tmp_path):
+    source = shared_file("novelty-eval", "human-only", "pairwise.yaml")
+    served = tmp_path / "served" / DATA_COMMIT / "data" / "human-only"
+    served.mkdir(parents=True)
+    shutil.copy(source, served / "pairwise.yaml")
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=tmp_path / "served")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        entry = {"url": f"http://127.0.0.1:{server.server_port}/", "commit": DATA_COMMIT,
+                 "pairs": 154, "ideas": 299}  # fmt: skip
+        file = release.release_files("ne", entry, tmp_path / "dl")[0]
+        release.download(file, file.local)
+        assert load_release(file.local, "human-only", "pairwise").shape[0] == 10
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        wrong = release.ReleaseFile(**{**file.__dict__, "sha256": "0" * 64})
+        with pytest.raises(ValueError, match=f"has SHA-256 {digest}"):
+            release.download(wrong, str(tmp_path / "wrong.yaml"))
+        assert not (tmp_path / "wrong.yaml").exists()
+    finally:
+        server.shutdown()
+
+
+def test_judge_workloads_count_calls_and_tokens_by_hand():
+    settings = PlanSettings()
+    files = {"d": {"human-only": {"pairwise": str(SAMPLE / "human-only" / "pairwise.yaml"),
+                                  "pointwise": "not-downloaded/pointwise.yaml"}}}  # fmt: skip
+    cells = [
+        {"dataset": "d", "model": "gpt-5.4", "format": "pairwise", "setup": "human-only",
+         "change": change} for change in ("reference", "P3", "no_aggregation")
+    ] + [{"dataset": "d", "model": "claude-opus-4-6", "format": "pointwise",
+          "setup": "human-only", "change": "reference"}]  # fmt: skip
+    judges = {"calls": {"pointwise": 3, "pairwise_per_order": 3}, "max_tokens": 16000,
+              "calls_by_change": {"P3": {"pairwise_per_order": 1}}}  # fmt: skip
+    decoding = {"max_tokens": 4096, "temperature": 0.0, "seed": 0}
+    workloads = judges_workloads(
+        cells, files, {"not-downloaded/pointwise.yaml": 299}, judges, decoding, REGISTRY, None,
+        settings,
+    )  # fmt: skip
+    by_step = {(w.model, w.step): w for w in workloads}
+    assert set(by_step) == {("gpt-5.4", "reference"), ("gpt-5.4", "P3"),
+                            ("claude-opus-4-6", "reference")}  # fmt: skip
+    pairs = load_release(files["d"]["human-only"]["pairwise"], "human-only", "pairwise")
+    assert len(pairs) == 8
+    assert by_step["gpt-5.4", "reference"].calls == 8 * 2 * 3  # both orders, 3 calls each
+    assert by_step["gpt-5.4", "P3"].calls == 8 * 2 * 1
+    pointwise = by_step["claude-opus-4-6", "reference"]
+    assert pointwise.calls == 299 * 3 and pointwise.stand_in  # the declared ideas
+    assert pointwise.output_tokens == 299 * 3 * (700 + 1000)  # reasoning model, under the cap
+    # input tokens: the rendered prompts of one call per order, times 3 calls
+    one_call = judge_requests(
+        pairs.to_dict("records"), "reference", PROMPT_ONLY, {**decoding, "max_tokens": 16000},
+        {"pointwise": 1, "pairwise_per_order": 1}, structured_output=False,
+    )  # fmt: skip
+    assert len(one_call) == 16
+    assert by_step["gpt-5.4", "reference"].input_tokens == 3 * prompt_tokens(one_call, settings)
+    table = plan_table(workloads, REGISTRY, 16, settings).set_index(["model", "step"])
+    row = table.loc[("gpt-5.4", "P3")]
+    w = by_step["gpt-5.4", "P3"]
+    assert row["api_cost_usd"] == round((w.input_tokens * 2.5 + w.output_tokens * 15) / 1e6, 2)
+    assert table.loc[("all", "")]["requests"] == 48 + 16 + 897
+
+
+@pytest.mark.workflow
+def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(tmp_path):
+    # NovBench's datasets are dropped to keep the test cheap (tests/test_plan.py runs them)
+    novbench = {"datasets": {"emnlp2023": None, "emnlp2023-release100": None, "coling2020": None}}
+    overlay = write_yaml(
+        tmp_path / "results.yaml", {"results": str(tmp_path / "results"), "novbench": novbench}
+    )
+    configs = ["--configfile", "config/config.yaml", "config/paper.yaml", str(overlay)]
+    env = snakemake_env(OPENAI_API_KEY="", ANTHROPIC_API_KEY="", SLURM_CONF="/nonexistent")
+    dry = run_snakemake("-n", "--profile", "profiles/slurm", "judges", *configs, env=env)
+    planned = dry.stdout + dry.stderr
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
+    assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 85 + 73)
+    for model in BACKBONES:
+        for change in ("reference", "P1", "P2", "P3", "P4", "P5", "plan", "no_aggregation"):
+            assert f"novelty-eval/{model}/pairwise/human-only/{change}/verdicts" in planned
+    run_snakemake("--cores", "1", "plan", *configs, env=env)
+    table = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
+    judges = table[table["track"] == "judges"]
+    assert set(judges["model"]) == set(BACKBONES)  # one track: no subtotal, the total last
+    assert set(judges[judges["model"] == "gpt-5.4"]["step"]) == {
+        "reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "plan"}  # fmt: skip
+    total = table.iloc[-1]
+    assert total["track"] == "total" and total["requests"] == judges["requests"].sum()
+    assert total["api_cost_usd"] == pytest.approx(judges["api_cost_usd"].sum(), abs=0.05)
+    markdown = (tmp_path / "results" / "plan" / "compute_plan.md").read_text()
+    assert "about 15,000 USD" in markdown and "13.46 USD in the paper" in markdown
