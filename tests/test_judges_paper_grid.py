@@ -180,4 +180,6 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(tmp_pat
     assert total["track"] == "total" and total["requests"] == judges["requests"].sum()
     assert total["api_cost_usd"] == pytest.approx(judges["api_cost_usd"].sum(), abs=0.05)
     markdown = (tmp_path / "results" / "plan" / "compute_plan.md").read_text()
-    assert "about 15,000 USD" in markdown and "13.46 USD in the paper" in markdown
+    usd = judges["api_cost_usd"].sum()
+    assert f"Total {usd:,.0f} USD against the paper's about 15,000 USD" in markdown
+    assert "13.46 USD in the paper" in markdown

@@ -395,7 +395,7 @@ def _judges_notes(
     registry: Registry,
 ) -> str:
     """The judge track's assumptions and its total against the paper's."""
-    usd = table[(table["track"] == "judges") & (table["model"] == "all")]["api_cost_usd"].sum()
+    usd = table[(table["track"] == "judges") & (table["model"] != "all")]["api_cost_usd"].sum()
     prompts = {
         "authors": "the authors' templates",
         "builtin": "our templates",
