@@ -36,8 +36,8 @@ JUDGES = ["gpt-5.1", "gpt-5.2", "gpt-5.4"] + [
 ]
 ONE_A100 = {"qwen3-32b", "qwen3-14b", "qwen3-8b", "deepseek-r1-distill-qwen-14b",
             "deepseek-r1-distill-llama-8b", "gpt-oss-20b", "cyclereviewer-8b", "deepreviewer-7b",
-            "llama-openreviewer-8b", "reviewer2", "sea-e", "sea-s"}  # fmt: skip
-TWO_A100 = {"deepseek-r1-distill-llama-70b", "cyclereviewer-70b", "deepreviewer-14b"}
+            "llama-openreviewer-8b", "reviewer2", "sea-e", "sea-s", "deepreviewer-14b"}  # fmt: skip
+TWO_A100 = {"deepseek-r1-distill-llama-70b", "cyclereviewer-70b"}
 
 
 def paper_config() -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -28,6 +29,14 @@ log = logging.getLogger(__name__)
 
 LOCAL_KEY = "noveval-local"
 STOP_GRACE_S = 30  # seconds a server gets to exit after SIGTERM before SIGKILL
+PORT_ATTEMPTS = 3  # starts on a new port after a port clash (taken between probe and bind)
+PORT_CLASH = re.compile(r"address already in use", re.IGNORECASE)
+# Not passed to a server: every VLLM_* (VLLM_API_KEY demands a key our probe does not send; others
+# move ports, switch attention backends or allow a context past the model's), the llama.cpp
+# server's settings read from the environment (API_KEY demands a key, CONFIG_FILE replaces our
+# command line) and the OpenAI SDK's (a server must not call out to a hosted API).
+DROPPED_PREFIXES = ("VLLM_", "OPENAI_")
+DROPPED_VARIABLES = frozenset({"API_KEY", "CONFIG_FILE"})
 
 
 def free_port() -> int:
@@ -44,11 +53,30 @@ def visible_gpus() -> int:
 
 
 def tensor_parallel_size(spec: ModelSpec) -> int:
-    """GPUs the job got (CUDA_VISIBLE_DEVICES); the registry's count when none are set."""
-    visible = visible_gpus()
-    if visible and spec.gpus and visible != spec.gpus:
-        log.warning("%s: registry asks for %d GPUs, the job sees %d", spec.name, spec.gpus, visible)
-    return visible or max(spec.gpus, 1)
+    """The registry's GPU count; an error when the job sees fewer (CUDA_VISIBLE_DEVICES).
+
+    A job that sees more serves on the registry's count (a size that divides the model's heads).
+    """
+    wanted, visible = max(spec.gpus, 1), visible_gpus()
+    if visible and visible < wanted:
+        raise RegistryError(
+            f"model '{spec.name}': the registry asks for {wanted} GPUs, the job sees {visible} "
+            f"(CUDA_VISIBLE_DEVICES={os.environ['CUDA_VISIBLE_DEVICES']})"
+        )
+    if visible > wanted:
+        log.info(
+            "%s: the job sees %d GPUs, serving on the registry's %d", spec.name, visible, wanted
+        )
+    return wanted
+
+
+def server_environment() -> dict[str, str]:
+    """This job's environment without the variables that change how a server serves or answers."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(DROPPED_PREFIXES) and name not in DROPPED_VARIABLES
+    }
 
 
 def server_command(spec: ModelSpec, port: int, threads: int) -> list[str]:
@@ -98,17 +126,63 @@ def server_command(spec: ModelSpec, port: int, threads: int) -> list[str]:
     raise RegistryError(f"model '{spec.name}': engine '{spec.engine}' starts no server")
 
 
-def wait_until_healthy(base_url: str, process: subprocess.Popen, timeout_s: float, log_path):
-    """Poll ``/models`` until the server answers; fail early if it dies."""
+class PortClash(RuntimeError):
+    """The server could not bind its port: another process took it after the probe."""
+
+
+class ServerRefused(RuntimeError):
+    """The server is up but refuses a chat request (4xx): every call of the job would fail."""
+
+
+def check_alive(process: subprocess.Popen, log_path: str | Path, log_start: int) -> None:
+    """Raise when the server has exited: a port clash when its log says so."""
+    if process.poll() is None:
+        return
+    with open(log_path, encoding="utf-8", errors="replace") as server_log:
+        server_log.seek(log_start)
+        output = server_log.read()
+    if PORT_CLASH.search(output):
+        raise PortClash(f"model server could not bind its port; see {log_path}")
+    raise RuntimeError(
+        f"model server exited with code {process.returncode} before it was ready; see {log_path}"
+    )
+
+
+def check_chat(base_url: str, spec: ModelSpec) -> None:
+    """One real 1-token chat request; a 4xx fails with the server's message."""
+    body = {
+        "model": spec.name,
+        "messages": [{"role": "user", "content": "Hello"}],
+        "max_tokens": 1,
+        **spec.request_options(),
+    }
+    answer = requests.post(f"{base_url}/chat/completions", json=body, timeout=120)
+    if 400 <= answer.status_code < 500:
+        raise ServerRefused(
+            f"model '{spec.name}': the server refuses a chat request "
+            f"({answer.status_code}): {answer.text[:2000]}"
+        )
+    answer.raise_for_status()
+
+
+def wait_until_ready(
+    base_url: str,
+    spec: ModelSpec,
+    process: subprocess.Popen,
+    timeout_s: float,
+    log_path: str | Path,
+    log_start: int = 0,
+) -> None:
+    """Poll ``/models`` until it lists the model, then send one chat request; fail early if the
+    server dies (``PortClash`` when it could not bind) or refuses the chat request."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(
-                f"model server exited with code {process.returncode} before it was ready; "
-                f"see {log_path}"
-            )
-        with contextlib.suppress(requests.RequestException):
-            if requests.get(f"{base_url}/models", timeout=5).status_code == 200:
+        check_alive(process, log_path, log_start)
+        with contextlib.suppress(requests.RequestException, ValueError):
+            models = requests.get(f"{base_url}/models", timeout=5)
+            if models.ok and spec.name in {m.get("id") for m in models.json().get("data", [])}:
+                check_chat(base_url, spec)
+                check_alive(process, log_path, log_start)  # not another job's server on our port
                 return
         time.sleep(0.5)
     raise TimeoutError(f"model server not ready after {timeout_s:.0f} s; see {log_path}")
@@ -149,20 +223,36 @@ def serve(
             token_field=spec.token_field,
         )
         return
-    port = free_port()
-    command = server_command(spec, port, threads)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    log.info("starting %s server: %s", spec.engine, " ".join(command))
-    log.info("CUDA_VISIBLE_DEVICES=%s", os.environ.get("CUDA_VISIBLE_DEVICES", "(unset)"))
-    with open(log_path, "a", encoding="utf-8") as server_log:
-        # A session of its own: signals sent to the job's terminal or process group (Ctrl-C,
-        # Snakemake stopping its jobs) reach the job, whose stop() then ends the server in order.
-        process = subprocess.Popen(
-            guarded(command), stdout=server_log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    try:
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        port = free_port()
+        command = server_command(spec, port, threads)
+        base_url = f"http://127.0.0.1:{port}/v1"
+        log.info("starting %s server: %s", spec.engine, " ".join(command))
+        log.info("CUDA_VISIBLE_DEVICES=%s", os.environ.get("CUDA_VISIBLE_DEVICES", "(unset)"))
+        with open(log_path, "a", encoding="utf-8") as server_log:
+            log_start = server_log.tell()
+            # A session of its own: signals sent to the job's terminal or process group (Ctrl-C,
+            # Snakemake stopping its jobs) reach the job, whose stop() then ends the server.
+            process = subprocess.Popen(
+                guarded(command),
+                stdout=server_log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env=server_environment(),
+            )
         started = time.monotonic()
-        wait_until_healthy(base_url, process, startup_timeout_s, log_path)
+        try:
+            wait_until_ready(base_url, spec, process, startup_timeout_s, log_path, log_start)
+            break
+        except PortClash:
+            stop(process)
+            if attempt == PORT_ATTEMPTS:
+                raise
+            log.warning("port %d was taken before the server bound it; retrying", port)
+        except BaseException:
+            stop(process)
+            raise
+    try:
         log.info("%s ready at %s after %.1f s", spec.name, base_url, time.monotonic() - started)
         yield Endpoint(
             base_url=base_url,

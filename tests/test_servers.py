@@ -1,0 +1,113 @@
+"""The model server's start: tensor parallel from the registry, a cleaned environment, a port
+clash retried, readiness through one real chat request (llama.cpp and loopback servers here)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import requests
+from conftest import REPO
+
+from noveval.engines import servers
+from noveval.registry import RegistryError, load_registry
+
+REGISTRY = load_registry(REPO / "config" / "models.yaml")
+SMOLLM = REGISTRY.model("smollm2-135m")
+REFUSAL = "This model has no chat template: it cannot answer a chat request"
+
+
+def option(command: list[str], name: str) -> str:
+    return command[command.index(name) + 1]
+
+
+def test_tensor_parallel_comes_from_the_registry(monkeypatch, caplog):
+    caplog.set_level("INFO", logger=servers.__name__)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3")
+    command = servers.server_command(REGISTRY.model("deepreviewer-14b"), 8123, threads=8)
+    assert option(command, "--tensor-parallel-size") == "1"  # 10 KV heads: not 4
+    assert "the job sees 4 GPUs, serving on the registry's 1" in caplog.text
+    assert (
+        option(
+            servers.server_command(REGISTRY.model("gpt-oss-120b"), 1, 8), "--tensor-parallel-size"
+        )
+        == "2"
+    )
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
+    with pytest.raises(
+        RegistryError, match=r"asks for 2 GPUs, the job sees 1 \(CUDA_VISIBLE_DEVICES=3\)"
+    ):
+        servers.server_command(REGISTRY.model("gpt-oss-120b"), 8123, threads=8)
+
+
+def test_server_environment_drops_what_changes_serving(monkeypatch):
+    for name in ("VLLM_API_KEY", "VLLM_ATTENTION_BACKEND", "API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.setenv(name, "set-by-the-user")
+    monkeypatch.setenv("HF_HOME", "/cache/hf")
+    environment = servers.server_environment()
+    assert not {"VLLM_API_KEY", "VLLM_ATTENTION_BACKEND", "API_KEY", "OPENAI_API_KEY"} & set(
+        environment
+    )
+    assert environment["HF_HOME"] == "/cache/hf"
+
+
+def test_server_ready_with_api_keys_in_the_environment_and_its_port_taken(
+    monkeypatch, tmp_path, caplog
+):
+    """The real llama.cpp server would demand API_KEY; its first port is taken before it binds."""
+    monkeypatch.setenv("API_KEY", "a-key-our-probe-does-not-send")
+    monkeypatch.setenv("VLLM_API_KEY", "a-key-our-probe-does-not-send")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    ports = iter([taken.getsockname()[1]])
+    real_free_port = servers.free_port
+    monkeypatch.setattr(servers, "free_port", lambda: next(ports, None) or real_free_port())
+    log_path = tmp_path / "server.log"
+    with taken, servers.serve(SMOLLM, log_path, startup_timeout_s=120, threads=2) as endpoint:
+        assert f":{taken.getsockname()[1]}/" not in endpoint.base_url
+        models = requests.get(f"{endpoint.base_url}/models", timeout=10)
+        assert models.status_code == 200  # no key sent, none demanded
+    assert "address already in use" in log_path.read_text().lower()
+    assert "was taken before the server bound it; retrying" in caplog.text
+
+
+class RefusingChat(BaseHTTPRequestHandler):
+    """A server whose ``/v1/models`` lists the model and whose chat answers 400."""
+
+    def do_GET(self):
+        self.reply(200, {"object": "list", "data": [{"id": SMOLLM.name, "object": "model"}]})
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.reply(400, {"error": {"message": REFUSAL, "type": "BadRequestError"}})
+
+    def reply(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_readiness_fails_on_a_refused_chat_request(tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), RefusingChat)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    process = subprocess.Popen(["sleep", "30"])  # the server process: alive throughout
+    base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        with pytest.raises(servers.ServerRefused, match=r"refuses a chat request \(400\)") as error:
+            servers.wait_until_ready(base_url, SMOLLM, process, 10, tmp_path / "server.log")
+        assert REFUSAL in str(error.value)
+    finally:
+        process.kill()
+        process.wait()
+        server.shutdown()
