@@ -14,6 +14,8 @@ import requests
 from conftest import REPO
 
 from noveval.engines import servers
+from noveval.judges import verdicts
+from noveval.novbench.parsing import parse_evaluation, strip_reasoning
 from noveval.registry import RegistryError, load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -111,3 +113,29 @@ def test_readiness_fails_on_a_refused_chat_request(tmp_path):
         process.kill()
         process.wait()
         server.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("drafting: novel? yes</think>\n\nThe answer", "The answer"),  # R1: <think> in the prompt
+        ("<think>a</think>b</think>c", "c"),
+        (
+            "reasoning cut off by the token limit <think> more",
+            "reasoning cut off by the token limit",
+        ),
+        (None, ""),
+    ],
+)
+def test_one_strip_reasoning_for_both_tracks(text, expected):
+    assert strip_reasoning(text) == expected
+    assert verdicts.strip_reasoning is strip_reasoning
+
+
+def test_reasoning_before_a_stray_closing_tag_is_no_answer():
+    reasoning = 'Maybe {"novelty": 1}? Positive Novelty Evaluations\n- a draft item\n</think>'
+    assert verdicts.parse_verdict(reasoning + "I cannot decide.", "pointwise") is None
+    assert verdicts.parse_verdict(reasoning + '{"novelty": 0}', "pointwise") == 0
+    assert parse_evaluation(reasoning).empty
+    parsed = parse_evaluation(reasoning + "\nNegative Novelty Evaluations\n- the final item")
+    assert parsed.texts == ["the final item"]

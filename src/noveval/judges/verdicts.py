@@ -16,20 +16,15 @@ import pandas as pd
 
 from noveval.judges import authors
 from noveval.judges.prompts import split_item_id
+from noveval.novbench.parsing import strip_reasoning
 
 KEYS = {"pointwise": "novelty", "pairwise": "more_novel"}
-_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
 _FALLBACK = {
     "pointwise": re.compile(r"[\"']?novelty[\"']?\s*[:=]\s*[\"']?(0|1|true|false|yes|no)\b", re.I),
     "pairwise": re.compile(r"[\"']?more_novel[\"']?\s*[:=]\s*[\"']?(?:idea\s*)?([12])\b", re.I),
 }
 _TRUE = {"1", "true", "yes"}
 _FALSE = {"0", "false", "no"}
-
-
-def strip_reasoning(text: str) -> str:
-    """The answer without a reasoning model's ``<think>…</think>`` block."""
-    return _THINK.sub("", text or "")
 
 
 def json_objects(text: str) -> list[dict]:

@@ -73,9 +73,11 @@ class ParsedEvaluation:
         return [text for _, text in self.items]
 
 
-def strip_reasoning(text: str) -> str:
-    """Remove ``<think>`` reasoning; an unclosed ``<think>`` hides everything after it."""
-    text = _THINK_BLOCK.sub("", text)
+def strip_reasoning(text: str | None) -> str:
+    """The answer without ``<think>`` reasoning (both tracks): a ``</think>`` without its
+    ``<think>`` (the R1 distills' template opens the block in the prompt) ends reasoning that ran
+    from the start; an unclosed ``<think>`` hides everything after it. None: ``""``."""
+    text = _THINK_BLOCK.sub("", text or "")
     closings = list(_THINK_CLOSE.finditer(text))
     if closings:
         text = text[closings[-1].end() :]
