@@ -7,5 +7,9 @@ rule novbench_parse:
         f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/parse.log",
     conda:
         "../envs/noveval.yaml"
+    params:
+        think_opened=lambda wildcards: REGISTRY.model(
+            wildcards.model
+        ).think_opened_by_template,
     script:
         "../scripts/novbench_parse.py"

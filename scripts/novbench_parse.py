@@ -13,4 +13,5 @@ with log_to(snakemake.log[0]):
             "perturbation": wildcards.perturbation,
         },
         snakemake.output[0],
+        snakemake.params.think_opened,
     )

@@ -9,12 +9,14 @@ import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pandas as pd
 import pytest
 import requests
 from conftest import REPO
 
 from noveval.engines import servers
 from noveval.judges import verdicts
+from noveval.novbench import steps
 from noveval.novbench.parsing import parse_evaluation, strip_reasoning
 from noveval.registry import RegistryError, load_registry
 
@@ -139,3 +141,29 @@ def test_reasoning_before_a_stray_closing_tag_is_no_answer():
     assert parse_evaluation(reasoning).empty
     parsed = parse_evaluation(reasoning + "\nNegative Novelty Evaluations\n- the final item")
     assert parsed.texts == ["the final item"]
+
+
+def test_an_r1_answer_cut_off_inside_its_reasoning_parses_as_empty(tmp_path):
+    """The R1 distills' template opens <think>: an answer without </think> is unfinished."""
+    flagged = {n for n, m in REGISTRY.models.items() if m.think_opened_by_template}
+    assert flagged == {
+        f"deepseek-r1-distill-{size}" for size in ("llama-8b", "qwen-14b", "llama-70b")
+    }
+    cut_off = "Okay, the paper claims\nPositive Novelty Evaluations\n- a new benchmark, so I"
+    finished = "Let me think.\n</think>\nPositive Novelty Evaluations\n- a new benchmark"
+    responses = pd.DataFrame(
+        {
+            "item_id": ["p1", "p2"],
+            "request_id": ["r1", "r2"],
+            "text": [cut_off, finished],
+            "error": [None, None],
+        }
+    )
+    responses.to_parquet(tmp_path / "responses.parquet")
+    cell = {"model": "deepseek-r1-distill-llama-8b", "strategy": "zero", "perturbation": "none"}
+    for think_opened, empty in [(True, [True, False]), (False, [False, False])]:
+        parsed_path = tmp_path / f"parsed-{think_opened}.parquet"
+        steps.parse_responses(tmp_path / "responses.parquet", cell, parsed_path, think_opened)
+        parsed = pd.read_parquet(parsed_path)
+        assert parsed["empty"].tolist() == empty
+        assert list(parsed["items_text"].iloc[1]) == ["a new benchmark"]

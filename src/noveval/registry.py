@@ -54,6 +54,7 @@ class ModelSpec:
     base_url: str | None = None
     api_key_env: str | None = None
     reasoning: bool = False
+    think_opened_by_template: bool = False  # answers start inside the reasoning block
     # What the model's API takes (see APIS): sampling settings it does not take are not sent.
     api: str = "chat"
     token_limit: str | None = None  # default: the API's first token-limit field

@@ -73,11 +73,16 @@ class ParsedEvaluation:
         return [text for _, text in self.items]
 
 
-def strip_reasoning(text: str | None) -> str:
+def strip_reasoning(text: str | None, think_opened: bool = False) -> str:
     """The answer without ``<think>`` reasoning (both tracks): a ``</think>`` without its
     ``<think>`` (the R1 distills' template opens the block in the prompt) ends reasoning that ran
-    from the start; an unclosed ``<think>`` hides everything after it. None: ``""``."""
-    text = _THINK_BLOCK.sub("", text or "")
+    from the start; an unclosed ``<think>`` hides everything after it. None: ``""``.
+    ``think_opened``: the template opened the block, so an answer without ``</think>`` (cut off by
+    the token limit) is reasoning only: ``""``."""
+    text = text or ""
+    if think_opened and not _THINK_CLOSE.search(text):
+        return ""
+    text = _THINK_BLOCK.sub("", text)
     closings = list(_THINK_CLOSE.finditer(text))
     if closings:
         text = text[closings[-1].end() :]
@@ -87,12 +92,13 @@ def strip_reasoning(text: str | None) -> str:
     return text.strip()
 
 
-def parse_evaluation(text: str | None) -> ParsedEvaluation:
+def parse_evaluation(text: str | None, think_opened: bool = False) -> ParsedEvaluation:
     """Parse a model output (or gold text) into labelled items and failure flags.
 
-    None and other non-strings (a missing value such as NaN) count as a blank, empty output.
+    None and other non-strings (a missing value such as NaN) count as a blank, empty output;
+    so does an unfinished reasoning block (``think_opened``: see ``strip_reasoning``).
     """
-    body = strip_reasoning(text) if isinstance(text, str) else ""
+    body = strip_reasoning(text, think_opened) if isinstance(text, str) else ""
     if not body:
         return ParsedEvaluation(items=[], empty=True, repetitive=False, unparseable=False)
     found_header, raw_items = _collect_items(body.splitlines())

@@ -113,12 +113,15 @@ def generation_requests(
     write_table(rows, REQUEST_COLUMNS, requests_path)
 
 
-def parse_responses(responses_path: str, cell: dict, parsed_path: str) -> None:
-    """Model outputs of one cell → items with labels and instruction-following flags."""
+def parse_responses(
+    responses_path: str, cell: dict, parsed_path: str, think_opened: bool = False
+) -> None:
+    """Model outputs of one cell → items with labels and instruction-following flags
+    (``think_opened``: the registry's ``think_opened_by_template`` of the cell's model)."""
     responses = pd.read_parquet(responses_path)
     rows = []
     for response in responses.to_dict("records"):
-        parsed = parse_evaluation(response["text"])
+        parsed = parse_evaluation(response["text"], think_opened)
         rows.append(
             {
                 **cell,
