@@ -176,11 +176,10 @@ def test_unreachable_endpoint_fails_loudly_or_within_the_budget_and_reruns_the_f
     # With the endpoint back, a rerun of inference sends exactly the failed calls (the answered
     # one comes from the journal); within a budget the responses stood, so it is forced.
     sent_before = len(proxied_server.request_ids)
-    rerun = run_snakemake(str(table_path), "--cores", "2", "--configfile", str(up),
+    rerun = run_snakemake(str(tiny), "--cores", "1", "--configfile", str(up),
                           "--forcerun", "infer", env=env)  # fmt: skip
     assert sorted(proxied_server.request_ids[sent_before:]) == sorted(failed_ids)
     assert pd.read_parquet(tiny)["error"].isna().all()
-    assert pd.read_csv(table_path).set_index("model").loc[PROXIED_MODEL, "n_failed"] == 0
     assert "Inference cells with failed calls" not in rerun.stderr
 
 
