@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import run_snakemake, sample_subset, shared_file, write_yaml
+from conftest import run_snakemake, sample_subset
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
 
@@ -52,25 +52,3 @@ def test_tiny_grid_end_to_end(tmp_path, tiny_config):
         assert f"rule {expensive}:" not in planned
     run_snakemake("--cores", "2", "--configfile", str(config))
     assert pd.read_csv(out / "table.csv").equals(table)
-
-
-def test_coling_human_row_matches_paper(tmp_path):
-    coling = shared_file("novbench", "coling2020_pairs.json")
-    overlay = write_yaml(
-        tmp_path / "coling.yaml",
-        {
-            "results": str(tmp_path / "results"),
-            "novbench": {"datasets": {"coling2020": str(coling)}, "models": []},
-            "judges": {"models": []},  # the default also runs the judge track
-        },
-    )
-    result = run_snakemake("--cores", "2", "--configfile", "config/config.yaml", str(overlay))
-    assert "rule infer:" not in result.stdout + result.stderr
-    table = pd.read_csv(tmp_path / "results" / "novbench" / "coling2020" / "table.csv")
-    assert list(table["model"]) == ["human"]
-    human = table.iloc[0]
-    assert human["n_papers"] == 73
-    assert human["kc"] == pytest.approx(0.7045, abs=0.001)
-    assert human["ls"] == pytest.approx(0.8871, abs=0.001)
-    assert human["clarity"] == pytest.approx(0.5327, abs=0.005)
-    assert human["coverage"] == pytest.approx(1.0) and human["dist_acc"] == pytest.approx(1.0)
