@@ -4,7 +4,7 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-from noveval.inference import failure_summary
+from noveval.logs import failure_summary
 from noveval.judges.grid import judges_grid
 from noveval.novbench.authors import upstream_inputs
 from noveval.novbench.grid import novbench_grid

@@ -27,7 +27,8 @@ from conftest import (
 
 from noveval.engines.journal import read_records
 from noveval.engines.servers import free_port
-from noveval.inference import allowed_failures, failure_summary
+from noveval.inference import allowed_failures
+from noveval.logs import failure_summary
 from noveval.novbench import tables
 from noveval.novbench.scoring import SCORE_COLUMNS, SentenceScores, score_outputs
 

@@ -3,7 +3,7 @@
 A call that fails for good (after its retries) is never an answer: the job fails, writing no
 responses, unless the config's ``inference.failure_budget`` allows that many failures; then the
 responses carry the failed calls with their error. Either way the job writes a small failure
-report that :func:`failure_summary` gathers at the end of the run.
+report that :func:`noveval.logs.failure_summary` gathers at the end of the run.
 """
 
 from __future__ import annotations
@@ -103,22 +103,6 @@ def allowed_failures(budget: float, calls: int) -> int:
     """Failed calls a job of ``calls`` unique calls may keep: a budget of 1 or more is a count,
     one below 1 a share of the calls (rounded down); 0 allows none."""
     return int(budget) if budget >= 1 else math.floor(budget * calls)
-
-
-def failure_summary(logs_dir: str | Path) -> str:
-    """One line per inference cell whose last run kept or stopped on failed calls ("" if none)."""
-    lines = []
-    for report_path in sorted(Path(logs_dir).glob("**/failures.json")):
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        if report["failed"]:
-            verdict = "job failed" if report["failed"] > report["allowed"] else "within budget"
-            lines.append(
-                f"  {report['cell']}: {report['failed']} of {report['calls']} calls failed "
-                f"({verdict}; first error: {report['errors'][0]})"
-            )
-    if not lines:
-        return ""
-    return "\n".join(["Inference cells with failed calls (a rerun retries exactly those):", *lines])
 
 
 def _write_failure_report(

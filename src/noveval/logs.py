@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import socket
@@ -53,3 +54,19 @@ def log_to(path: str | Path) -> Iterator[None]:
             root.removeHandler(handler)
             handler.close()
         sys.stderr.flush()
+
+
+def failure_summary(logs_dir: str | Path) -> str:
+    """One line per inference cell whose last run kept or stopped on failed calls ("" if none)."""
+    lines = []
+    for report_path in sorted(Path(logs_dir).glob("**/failures.json")):
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+        if report["failed"]:
+            verdict = "job failed" if report["failed"] > report["allowed"] else "within budget"
+            lines.append(
+                f"  {report['cell']}: {report['failed']} of {report['calls']} calls failed "
+                f"({verdict}; first error: {report['errors'][0]})"
+            )
+    if not lines:
+        return ""
+    return "\n".join(["Inference cells with failed calls (a rerun retries exactly those):", *lines])
