@@ -109,13 +109,15 @@ def spec():
     return load_registry(REPO / "config/models.yaml").model("smollm2-135m")
 
 
+BOTH_FORMATS = ["reference", "P1", "P2", "retrieval", "low_reasoning", "plan"]
+
+
 @pytest.mark.parametrize(
-    "change", ["reference", "P1", "P2", "P3", "P4", "P5", "retrieval", "low_reasoning", "plan"]
+    "format, change",
+    [(f, c) for f in ("pairwise", "pointwise") for c in BOTH_FORMATS]
+    + [("pairwise", c) for c in ("P3", "P4", "P5")],  # P3-P5 are pairwise prompts only
 )
-@pytest.mark.parametrize("format", ["pairwise", "pointwise"])
 def test_every_change_renders_the_authors_prompt(change, format, upstream, expected, spec):
-    if format == "pointwise" and change in ("P3", "P4", "P5"):
-        pytest.skip("P3-P5 are pairwise prompts")
     instance = {
         "instance_id": "7",
         "format": format,
