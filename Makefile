@@ -27,7 +27,7 @@ run: $(SETUP)
 	$(BIN)/snakemake --cores 2 --configfile config/config.yaml
 
 test: $(SETUP)
-	$(BIN)/python -m pytest -ra
+	$(BIN)/python -m pytest -ra --durations=15
 
 # The SLURM integration test alone (a real single-node cluster; needs root and Debian's
 # slurm-wlm slurmctld slurmd slurm-client munge, which .ci/run installs).
