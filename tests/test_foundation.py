@@ -9,10 +9,10 @@ import pytest
 import yaml
 from conftest import REPO, SAMPLE, run_snakemake, shared_file, snakemake_env, write_yaml
 
+from noveval.chat_requests import build_request, request_id
 from noveval.engines.journal import Journal
 from noveval.novbench.grid import novbench_grid
 from noveval.registry import ModelSpec, RegistryError, load_registry
-from noveval.requests import build_request, request_id
 
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64}
 MESSAGES = [{"role": "user", "content": "Is this idea novel?"}]

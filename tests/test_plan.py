@@ -16,8 +16,10 @@ from conftest import REPO, SAMPLE, run_snakemake, snakemake_env, write_yaml
 from snakemake.utils import update_config, validate
 
 from noveval import cluster
+from noveval.chat_requests import REQUEST_COLUMNS, build_request
 from noveval.datasets import download, release_files
 from noveval.engines.servers import server_command
+from noveval.files import write_table
 from noveval.plan import (
     PlanSettings,
     novbench_workloads,
@@ -26,7 +28,6 @@ from noveval.plan import (
     runtime_minutes,
 )
 from noveval.registry import load_registry
-from noveval.requests import REQUEST_COLUMNS, build_request, write_table
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 PAPER = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
@@ -100,7 +101,7 @@ def test_slurm_resources_follow_the_allocation(tmp_path):
             "temperature": 0.0, "seed": 0, "max_tokens": 4096})
         for i in range(40)
     ]  # fmt: skip
-    write_table(rows, REQUEST_COLUMNS, requests)
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests)
     minutes = resources["runtime"](Wildcards, [str(requests)])
     settings = PlanSettings()
     assert minutes == runtime_minutes(spec, 40, 4096, 16, settings)

@@ -17,6 +17,7 @@ import yaml
 from conftest import REPO, run_snakemake, sample_subset, snakemake_env, write_yaml
 from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS, LoopbackAPI
 
+from noveval.chat_requests import build_request
 from noveval.engines.client import ClientSettings, send_requests
 from noveval.engines.journal import Journal, read_records
 from noveval.engines.servers import serve
@@ -25,7 +26,6 @@ from noveval.judges.instances import load_release
 from noveval.judges.plans import plan_requests
 from noveval.judges.prompts import judge_requests
 from noveval.registry import RegistryError, load_registry
-from noveval.requests import build_request
 
 SAMPLE = REPO / "data" / "sample" / "judges"
 REGISTRY = load_registry(REPO / "config" / "models.yaml")

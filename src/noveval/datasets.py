@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from noveval.files import write_bytes
 from noveval.novbench.records import read_records
 
 log = logging.getLogger(__name__)
@@ -112,17 +113,14 @@ def download(release: ReleaseFile, timeout_s: float = 300) -> None:
     if not release.url:
         raise ValueError(f"dataset '{release.name}': no URL to download from")
     target = Path(release.path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f".{target.name}.partial")
     log.info("downloading %s to %s", release.url, target)
     with urllib.request.urlopen(release.url, timeout=timeout_s) as answer:
-        staging.write_bytes(answer.read())
-    digest = hashlib.sha256(staging.read_bytes()).hexdigest()
+        data = answer.read()
+    digest = hashlib.sha256(data).hexdigest()
     if release.sha256 and digest != release.sha256:
-        staging.unlink()
         raise ValueError(
             f"dataset '{release.name}': {release.url} has SHA-256 {digest}, "
             f"the config expects {release.sha256}"
         )
-    staging.replace(target)
+    write_bytes(data, target)
     log.info("%s: %d bytes, SHA-256 %s", target, target.stat().st_size, digest)

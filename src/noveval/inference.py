@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from noveval.chat_requests import RESPONSE_COLUMNS
 from noveval.engines.client import ClientSettings, send_requests
 from noveval.engines.journal import Journal, read_records
 from noveval.engines.servers import serve
+from noveval.files import write_table
 from noveval.registry import load_registry
-from noveval.requests import RESPONSE_COLUMNS, write_table
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ def run_inference(
     for request in requests.to_dict("records"):
         answer = finished.get(request["request_id"]) or failed[request["request_id"]]
         rows.append({**answer, "item_id": request["item_id"]})
-    write_table(rows, RESPONSE_COLUMNS, responses_path)
+    write_table(pd.DataFrame(rows, columns=RESPONSE_COLUMNS), responses_path)
 
 
 def allowed_failures(budget: float, calls: int) -> int:

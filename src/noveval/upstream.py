@@ -17,6 +17,8 @@ from pathlib import Path
 
 import yaml
 
+from noveval.files import write_bytes
+
 log = logging.getLogger(__name__)
 
 PINS = Path(__file__).with_name("upstream.yaml")
@@ -96,10 +98,7 @@ def fetch(file: UpstreamFile, target: str | Path, mirror: str | Path | None = No
         with urllib.request.urlopen(file.url, timeout=120) as answer:
             data = answer.read()
     _check(file, data, str(origin))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f".{target.name}.partial")
-    staging.write_bytes(data)
-    staging.replace(target)
+    write_bytes(data, target)
     log.info("%s: %d bytes, SHA-256 checked", target, len(data))
 
 

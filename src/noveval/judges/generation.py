@@ -14,10 +14,10 @@ import logging
 
 import pandas as pd
 
+from noveval.chat_requests import REQUEST_COLUMNS, build_request
 from noveval.judges.instances import INSTANCE_SCHEMA
 from noveval.judges.verdicts import strip_reasoning
 from noveval.registry import ModelSpec
-from noveval.requests import REQUEST_COLUMNS, build_request
 from noveval.templates import render
 
 log = logging.getLogger(__name__)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 import yaml
 
+from noveval.files import write_table
 from noveval.judges import release
 
 log = logging.getLogger(__name__)
@@ -169,12 +169,7 @@ def _plain(idea) -> str:
 
 def write_instances(frame: pd.DataFrame, path: str | Path) -> None:
     """Write instances with the fixed schema, atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.partial")
-    table = pa.Table.from_pandas(frame, schema=INSTANCE_SCHEMA, preserve_index=False)
-    pq.write_table(table, staging)
-    staging.replace(path)
+    write_table(pa.Table.from_pandas(frame, schema=INSTANCE_SCHEMA, preserve_index=False), path)
 
 
 def read_instances(path: str | Path) -> pd.DataFrame:

@@ -7,9 +7,9 @@ request id), which is what "3 calls" means on engines that sample; greedy engine
 
 from __future__ import annotations
 
+from noveval.chat_requests import build_request
 from noveval.judges.authors import AuthorsPrompts, related_text
 from noveval.registry import ModelSpec
-from noveval.requests import build_request
 from noveval.templates import render
 
 # What each prompt change renders: (template, template variables).

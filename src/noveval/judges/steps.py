@@ -6,6 +6,8 @@ import logging
 
 import pandas as pd
 
+from noveval.chat_requests import REQUEST_COLUMNS
+from noveval.files import read_tables, write_table
 from noveval.judges import figures, generation, instances, plans, retrieval, summary, tables
 from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
 from noveval.judges.authors import AuthorsPrompts, apply_blocklist, blocked_titles
@@ -13,7 +15,6 @@ from noveval.judges.grid import ideation_setup_name
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.verdicts import calls_from_responses
 from noveval.registry import load_registry
-from noveval.requests import REQUEST_COLUMNS, read_tables, write_table
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ def requests(
         authors=authors,
     )
     log.info("%s/%s: %d calls", model, change, len(rows))
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), REQUEST_COLUMNS, requests_path)
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
 
 
 def generation_requests(
@@ -108,7 +109,7 @@ def generation_requests(
         instances.read_instances(pairs_path), spec, {**decoding, "max_tokens": max_tokens}
     )
     log.info("%s: %d ideas to generate", model, len(rows))
-    write_table(rows, list(rows.columns), requests_path)
+    write_table(rows, requests_path)
 
 
 def generated_instances(
@@ -163,7 +164,7 @@ def plan_requests(
         settings["structured_output"],
     )
     log.info("%s: %d plan rewrites", model, len(rows))
-    write_table(rows, list(rows.columns), requests_path)
+    write_table(rows, requests_path)
 
 
 def plan_instances(
@@ -202,7 +203,7 @@ def related_work(
         reference,
         top_k,
     )
-    write_table(table, list(table.columns), related_path)
+    write_table(table, related_path)
 
 
 def verdicts(
@@ -240,7 +241,7 @@ def verdicts(
         frame["n_failed"].sum(),
         (frame["verdict"] == TIE).sum(),
     )
-    write_table(frame[VERDICT_COLUMNS], VERDICT_COLUMNS, verdicts_path)
+    write_table(frame[VERDICT_COLUMNS], verdicts_path)
 
 
 def metrics(
@@ -261,7 +262,7 @@ def metrics(
         method=bootstrap.get("method", "percentile"),
         cost=cost,
     )
-    write_table(table, list(table.columns), parquet_path)
+    write_table(table, parquet_path)
     table.to_csv(csv_path, index=False)
 
 

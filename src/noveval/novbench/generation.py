@@ -10,10 +10,10 @@ import random
 
 import pandas as pd
 
+from noveval.chat_requests import build_request
 from noveval.novbench import authors
 from noveval.novbench.parsing import format_evaluation
 from noveval.registry import ModelSpec
-from noveval.requests import build_request
 from noveval.templates import render
 
 STRATEGIES = ("zero", "few", "rag")

@@ -13,9 +13,9 @@ import re
 
 import pandas as pd
 
+from noveval.chat_requests import build_request
 from noveval.novbench.generation import call_decoding
 from noveval.registry import ModelSpec
-from noveval.requests import build_request
 from noveval.templates import render
 
 log = logging.getLogger(__name__)

@@ -7,11 +7,12 @@ import logging
 import pandas as pd
 
 from noveval import datasets
+from noveval.chat_requests import REQUEST_COLUMNS
+from noveval.files import read_tables, write_table
 from noveval.novbench import generation, perturbation, radar, records, tables, uncertainty
 from noveval.novbench.parsing import parse_evaluation
 from noveval.novbench.scoring import NovBenchScorer
 from noveval.registry import load_registry
-from noveval.requests import REQUEST_COLUMNS, read_tables, write_table
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ def paraphrase_requests(
     spec = load_registry(registry_path).model(model)
     papers = records.read_papers(papers_path)
     rows = perturbation.paraphrase_requests(papers, spec, decoding)
-    write_table(rows, REQUEST_COLUMNS, requests_path)
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
 
 
 def changed_inputs(papers_path: str, responses_path: str, inputs_path: str) -> None:
@@ -110,7 +111,7 @@ def generation_requests(
         upstream_root=upstream_root,
     )
     log.info("%s/%s: %d requests", model, strategy, len(rows))
-    write_table(rows, REQUEST_COLUMNS, requests_path)
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
 
 
 def parse_responses(
@@ -144,7 +145,7 @@ def parse_responses(
         frame["unparseable"].sum(),
         frame["error"].notna().sum(),
     )
-    write_table(frame, PARSED_COLUMNS, parsed_path)
+    write_table(frame, parsed_path)
 
 
 def gold_as_parsed(papers: pd.DataFrame) -> pd.DataFrame:
@@ -192,7 +193,7 @@ def score(
     for key in ("relevance_encoder", "coverage_encoder", "fluency_lm"):
         scores[key] = scoring[key]
     log.info("scored %d outputs of %d cells", len(scores), len(parsed_paths) or 1)
-    write_table(scores, list(scores.columns), scores_path)
+    write_table(scores, scores_path)
 
 
 def table(scores_paths: list[str], csv_path: str, markdown_path: str) -> None:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from noveval.files import read_tables
 from noveval.judges.grid import CHANGES
 from noveval.novbench import uncertainty
 from noveval.novbench.tables import HUMAN
-from noveval.requests import read_tables
 
 log = logging.getLogger(__name__)
 

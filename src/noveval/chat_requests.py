@@ -1,12 +1,9 @@
-"""Chat requests with stable ids, and the Parquet tables that carry requests and responses."""
+"""Chat requests with stable ids, and the columns of the requests and responses tables."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
-
-import pandas as pd
 
 from noveval.registry import ModelSpec
 
@@ -77,18 +74,3 @@ def build_request(
         **{key: value for key, value in call_parameters.items() if key != "response_format"},
         "response_format": json.dumps(response_format) if response_format else None,
     }
-
-
-def write_table(rows: list[dict] | pd.DataFrame, columns: list[str], path: str | Path) -> None:
-    """Write rows to Parquet atomically (a killed job never leaves half a file)."""
-    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows, columns=columns)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.partial")
-    frame.to_parquet(staging, index=False)
-    staging.replace(path)
-
-
-def read_tables(paths: list[str]) -> pd.DataFrame:
-    """Several Parquet tables of one kind (one per grid cell) as one frame."""
-    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)

@@ -1,0 +1,56 @@
+"""Atomic file writes and Parquet table reads: every output of a step goes through here.
+
+A write goes to a staging file beside the target, is fsynced, then renamed over the target, so
+a killed job leaves either the old file or the whole new one, never half a file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+@contextmanager
+def staged(path: str | Path) -> Iterator[Path]:
+    """A staging path to write ``path``'s content to; on success it replaces ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.partial")
+    try:
+        yield staging
+        with open(staging, "rb") as written:
+            os.fsync(written.fileno())
+        os.replace(staging, path)
+    finally:
+        staging.unlink(missing_ok=True)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)  # the rename itself survives a crash
+    finally:
+        os.close(folder)
+
+
+def write_bytes(data: bytes, path: str | Path) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with staged(path) as staging:
+        staging.write_bytes(data)
+
+
+def write_table(table: pd.DataFrame | pa.Table, path: str | Path) -> None:
+    """Write a table to Parquet atomically (a pyarrow table keeps its schema as given)."""
+    with staged(path) as staging:
+        if isinstance(table, pa.Table):
+            pq.write_table(table, staging)
+        else:
+            table.to_parquet(staging, index=False)
+
+
+def read_tables(paths: list[str | Path]) -> pd.DataFrame:
+    """Several Parquet tables of one kind (one per grid cell) as one frame."""
+    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
