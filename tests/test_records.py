@@ -11,7 +11,6 @@ from conftest import shared_file
 from noveval.novbench.parsing import LABELS, parse_evaluation
 from noveval.novbench.records import (
     PAPER_COLUMNS,
-    has_retrieval,
     load_release,
     read_papers,
     write_papers,
@@ -58,7 +57,6 @@ def test_coling_release(coling):
     assert (papers["gold_texts"].map(len) == papers["gold_labels"].map(len)).all()
     assert set().union(*papers["gold_labels"]) == set(LABELS)
     assert papers["paper_type"].isna().all()
-    assert not has_retrieval(papers)
     assert (papers["retrieved_titles"].map(len) == 0).all()
 
 
@@ -81,7 +79,6 @@ def test_coling_gold_texts_parse_without_flags(coling):
 def test_sample_release():
     papers = load_release(SAMPLE)
     assert len(papers) == 7
-    assert has_retrieval(papers)
     assert (papers["retrieved_titles"].map(len) == 5).all()
     assert (papers["retrieved_abstracts"].map(len) == 5).all()
     assert set(papers["paper_type"]) == {"method", "resource"}
@@ -112,7 +109,6 @@ def test_optional_fields_default_to_empty(tmp_path):
     assert papers.loc[0, "retrieved_titles"] == []
     assert papers.loc[0, "retrieved_abstracts"] == []
     assert papers.loc[0, "paper_type"] is None
-    assert not has_retrieval(papers)
 
 
 def test_stringified_description_list_is_accepted(tmp_path):

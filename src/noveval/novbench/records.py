@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from noveval.files import write_table
 from noveval.novbench.parsing import parse_evaluation
 
 log = logging.getLogger(__name__)
@@ -121,20 +122,14 @@ def _papers(records: list, path: Path, lenient: bool = False) -> list[dict[str, 
     return papers
 
 
-def has_retrieval(papers: pd.DataFrame) -> bool:
-    """True when there are papers and every one carries at least one retrieved paper."""
-    return len(papers) > 0 and all(len(titles) > 0 for titles in papers["retrieved_titles"])
-
-
 def write_papers(papers: pd.DataFrame, path: str | Path) -> None:
-    """Write papers to Parquet, typing the known columns (list columns as lists of strings)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write papers to Parquet atomically, typing the known columns (list columns as lists of
+    strings)."""
     columns = {
         column: pa.array(papers[column].tolist(), type=PAPER_COLUMNS.get(column))
         for column in papers.columns
     }
-    pq.write_table(pa.table(columns), path)
+    write_table(pa.table(columns), path)
 
 
 def read_papers(path: str | Path) -> pd.DataFrame:
