@@ -50,6 +50,7 @@ onerror:
 include: "rules/common.smk"
 include: "rules/data.smk"
 include: "rules/prompts.smk"
+include: "rules/weights.smk"
 include: "rules/inference.smk"
 include: "rules/parse.smk"
 include: "rules/metrics.smk"

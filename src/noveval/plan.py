@@ -470,16 +470,48 @@ def _paper_comparison(table: pd.DataFrame) -> str:
     return text
 
 
-def write_plan(table: pd.DataFrame, notes: str, csv_path: str | Path, markdown_path: str | Path):
-    """compute_plan.csv (full precision) and compute_plan.md (table and notes)."""
+def weights_table(models, registry: Registry) -> pd.DataFrame:
+    """The weights rule downloads of ``models`` (vLLM models; registry ``download_gb``), and
+    their total: each model once, into the shared cache, whatever its number of jobs."""
+    rows = [
+        {
+            "model": spec.name,
+            "reference": spec.reference,
+            "revision": spec.revision or "unpinned",
+            "download_gb": spec.download_gb,
+        }
+        for spec in (registry.model(name) for name in dict.fromkeys(models))
+        if spec.engine == "vllm"
+    ]
+    table = pd.DataFrame(rows, columns=["model", "reference", "revision", "download_gb"])
+    if table.empty:
+        return table
+    total = {"model": "total", "reference": "", "revision": ""}
+    return pd.concat([table, pd.DataFrame([{**total, "download_gb": table["download_gb"].sum()}])])
+
+
+def write_plan(
+    table: pd.DataFrame,
+    notes: str,
+    csv_path: str | Path,
+    markdown_path: str | Path,
+    weights: pd.DataFrame | None = None,
+):
+    """compute_plan.csv (full precision) and compute_plan.md (table, weights and notes)."""
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
     shown = table.copy()
     for column in ("input_tokens", "output_tokens"):
         shown[column] = (shown[column] / 1e6).round(2)
     shown = shown.rename(columns={"input_tokens": "input_Mtok", "output_tokens": "output_Mtok"})
-    text = f"# Compute plan\n\n{shown.to_markdown(index=False)}\n\n## Assumptions\n\n{notes}\n"
-    Path(markdown_path).write_text(text)
+    text = f"# Compute plan\n\n{shown.to_markdown(index=False)}\n\n"
+    if weights is not None and not weights.empty:
+        text += (
+            "## Weights\n\nDownloaded once per model by rule weights into the site's weights "
+            "cache (GB: models.yaml download_gb).\n\n"
+            f"{weights.to_markdown(index=False)}\n\n"
+        )
+    Path(markdown_path).write_text(f"{text}## Assumptions\n\n{notes}\n")
 
 
 def compute_plan(
@@ -517,7 +549,10 @@ def compute_plan(
         )
     table = plan_table(workloads, registry, inference["concurrency"], settings)
     notes = plan_notes(table, workloads, settings, decoding, prompts, registry)
-    write_plan(table, notes, csv_path, markdown_path)
+    weights = weights_table([w.model for w in workloads], registry)
+    write_plan(table, notes, csv_path, markdown_path, weights)
+    if not weights.empty:
+        log.info("plan: %.1f GB of weights to download", weights.iloc[-1]["download_gb"])
     total = table.iloc[-1]
     log.info(
         "plan: %d jobs, %d calls, %.1f GPU-hours, %.2f USD of API calls",

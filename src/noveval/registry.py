@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +75,9 @@ class ModelSpec:
     # Job sizing overrides (SLURM resources); None: derived from gpus and engine.
     cpus_per_gpu: int | None = None
     mem_mb: int | None = None
+    # Weights of vLLM models (rule weights): the hub commit to download, and its size for the plan.
+    revision: str | None = None
+    download_gb: float | None = None
 
     @property
     def token_field(self) -> str:
@@ -212,6 +216,15 @@ def _check_api(name: str, entry: dict) -> None:
         )
 
 
+def _check_revision(name: str, entry: dict) -> None:
+    revision = entry.get("revision")
+    if revision is not None and not re.fullmatch(r"[0-9a-f]{40}", str(revision)):
+        raise RegistryError(
+            f"model '{name}': revision must be a commit hash (40 hex digits), got {revision!r}; "
+            "a branch or tag can move under a rerun"
+        )
+
+
 def _lookup(table: dict, name: str, kind: str):
     if name not in table:
         known = ", ".join(sorted(table)) or "none"
@@ -237,6 +250,7 @@ def load_registry(path: str | Path) -> Registry:
                 raise RegistryError(f"model '{name}': missing '{key}'")
         entry["extra_server_args"] = tuple(entry.get("extra_server_args", ()))
         _check_api(name, entry)
+        _check_revision(name, entry)
         try:
             models[name] = ModelSpec(name=name, **entry)
         except TypeError as error:

@@ -24,6 +24,7 @@ import requests
 from noveval import assets
 from noveval.engines.client import Endpoint
 from noveval.registry import ModelSpec, RegistryError
+from noveval.weights import LocalWeights
 
 log = logging.getLogger(__name__)
 
@@ -70,17 +71,25 @@ def tensor_parallel_size(spec: ModelSpec) -> int:
     return wanted
 
 
-def server_environment() -> dict[str, str]:
-    """This job's environment without the variables that change how a server serves or answers."""
-    return {
+def server_environment(weights: LocalWeights | None = None) -> dict[str, str]:
+    """This job's environment without the variables that change how a server serves or answers;
+    with ``weights``, the hub switched off and its cache set to theirs."""
+    kept = {
         name: value
         for name, value in os.environ.items()
         if not name.startswith(DROPPED_PREFIXES) and name not in DROPPED_VARIABLES
     }
+    return {**kept, **(weights.environment() if weights else {})}
 
 
-def server_command(spec: ModelSpec, port: int, threads: int) -> list[str]:
-    """The command line that serves ``spec`` on ``port``."""
+def server_command(
+    spec: ModelSpec, port: int, threads: int, weights: LocalWeights | None = None
+) -> list[str]:
+    """The command line that serves ``spec`` on ``port``.
+
+    vLLM serves ``weights`` (the snapshot folder rule weights downloaded, at its pinned
+    revision) when given; without them, the registry's hub id at its revision.
+    """
     if spec.engine == "llamacpp":
         return [
             sys.executable,
@@ -101,10 +110,13 @@ def server_command(spec: ModelSpec, port: int, threads: int) -> list[str]:
             *spec.extra_server_args,
         ]
     if spec.engine == "vllm":
+        model = [str(weights.snapshot)] if weights else [spec.reference]
+        if not weights and spec.revision:
+            model += ["--revision", spec.revision]
         command = [
             "vllm",
             "serve",
-            spec.reference,
+            *model,
             "--served-model-name",
             spec.name,
             "--host",
@@ -208,9 +220,16 @@ def stop(process: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def serve(
-    spec: ModelSpec, log_path: str | Path, startup_timeout_s: float = 300, threads: int = 1
+    spec: ModelSpec,
+    log_path: str | Path,
+    startup_timeout_s: float = 300,
+    threads: int = 1,
+    weights: LocalWeights | None = None,
 ) -> Iterator[Endpoint]:
-    """Yield an endpoint for ``spec``; a local server lives exactly as long as the block."""
+    """Yield an endpoint for ``spec``; a local server lives exactly as long as the block.
+
+    ``weights``: the downloaded snapshot a vLLM server reads, offline (see noveval.weights).
+    """
     if spec.engine == "api":
         key = os.environ.get(spec.api_key_env or "")
         if not key:
@@ -225,7 +244,7 @@ def serve(
         return
     for attempt in range(1, PORT_ATTEMPTS + 1):
         port = free_port()
-        command = server_command(spec, port, threads)
+        command = server_command(spec, port, threads, weights)
         base_url = f"http://127.0.0.1:{port}/v1"
         log.info("starting %s server: %s", spec.engine, " ".join(command))
         log.info("CUDA_VISIBLE_DEVICES=%s", os.environ.get("CUDA_VISIBLE_DEVICES", "(unset)"))
@@ -238,7 +257,7 @@ def serve(
                 stdout=server_log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                env=server_environment(),
+                env=server_environment(weights),
             )
         started = time.monotonic()
         try:

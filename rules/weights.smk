@@ -1,0 +1,21 @@
+from noveval.weights import cache_dir, downloadable, manifest_path
+
+
+# The weights of an open (vLLM) model, downloaded once on the submitting host (the compute nodes
+# need no hub) into the site file's cache, at the registry's pinned revision; the manifest lists
+# what was downloaded. Inference jobs of the model take the manifest as input (weights_inputs).
+rule weights:
+    output:
+        manifest_path(RESULTS, "{model}"),
+    log:
+        f"{LOGS}/weights/{{model}}.log",
+    localrule: True
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        reference=lambda wildcards: downloadable(REGISTRY, wildcards.model).reference,
+        revision=lambda wildcards: downloadable(REGISTRY, wildcards.model).revision,
+        cache=str(cache_dir(RESULTS)),
+        allow_unpinned=config.get("weights", {}).get("allow_unpinned", False),
+    script:
+        "../scripts/weights_download.py"

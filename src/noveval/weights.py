@@ -1,0 +1,255 @@
+"""Model weights as data: one download per open model into a shared cache, read offline by jobs.
+
+Rule ``weights`` (a local rule: it runs on the host that reaches the Hugging Face hub) downloads
+a vLLM model's files at the registry's pinned ``revision`` with ``huggingface_hub`` into the cache
+named by the site file (``weights_cache`` in profiles/slurm/site.yaml; ``{results}/weights/hub``
+when unset), in the hub's own layout (``models--org--name/snapshots/<commit>/``), and writes a
+manifest (model, repository, revision, files, bytes). An inference job takes the manifest as
+input and serves the snapshot folder with the hub switched off (``HF_HUB_OFFLINE``), so compute
+nodes never reach the hub and every job of a model reads the same files.
+
+``huggingface_hub`` is imported by the download alone: parsing the workflow and serving need none.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from noveval.registry import ModelSpec, Registry
+
+log = logging.getLogger(__name__)
+
+COMMIT = re.compile(r"[0-9a-f]{40}")
+SITE_FILE_VARIABLE = "NOVEVAL_SLURM_SITE"  # as profiles/slurm/config.yaml
+DEFAULT_SITE_FILE = "profiles/slurm/site.yaml"
+SAFETENSORS_INDEX = "model.safetensors.index.json"
+# Weight formats vLLM reads only when a repository has no safetensors (then they are kept).
+OTHER_WEIGHT_FORMATS = (".bin", ".pt", ".pth", ".ckpt", ".gguf", ".onnx", ".h5", ".msgpack")
+# The hub stays off in a serving job: files are read from the snapshot, nothing is fetched.
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+
+
+class WeightsError(RuntimeError):
+    """Weights that cannot be downloaded or are not where the manifest says."""
+
+
+def needs_weights(spec: ModelSpec) -> bool:
+    """Whether jobs of ``spec`` serve downloaded weights (vLLM models)."""
+    return spec.engine == "vllm"
+
+
+def downloadable(registry: Registry, model: str) -> ModelSpec:
+    """The registry entry of ``model``, whose weights rule weights downloads (vLLM models)."""
+    spec = registry.model(model)
+    if not needs_weights(spec):
+        raise WeightsError(f"model '{model}': {spec.engine} models have no weights to download")
+    return spec
+
+
+def manifest_path(results: str, model: str) -> str:
+    """The manifest that rule ``weights`` writes for ``model``."""
+    return f"{results}/weights/{model}.json"
+
+
+def weights_inputs(spec: ModelSpec, results: str) -> list[str]:
+    """The inputs an inference job of ``spec`` needs from rule ``weights`` ([] for none)."""
+    return [manifest_path(results, spec.name)] if needs_weights(spec) else []
+
+
+def cache_dir(results: str, site_file: str | Path | None = None) -> Path:
+    """The weights cache: the site file's ``weights_cache``, else ``{results}/weights/hub``.
+
+    The site file is ``site_file``, else ``$NOVEVAL_SLURM_SITE``, else profiles/slurm/site.yaml
+    (the file the SLURM profile reads), relative to the working directory.
+    """
+    site = Path(site_file or os.environ.get(SITE_FILE_VARIABLE, DEFAULT_SITE_FILE))
+    settings = (yaml.safe_load(site.read_text()) or {}) if site.is_file() else {}
+    return Path(settings.get("weights_cache") or f"{results}/weights/hub").expanduser().resolve()
+
+
+def select_files(sizes: dict[str, int], indexed: set[str] | None = None) -> list[str]:
+    """The files of a repository that vLLM reads: top-level files only (no ``original/`` or
+    ``metal/`` checkpoints), the safetensors shards named by the index when there is one, and no
+    other weight format when there are safetensors."""
+    top = [path for path in sizes if "/" not in path]
+    if not any(path.endswith(".safetensors") for path in top):
+        return sorted(top)
+    return sorted(
+        path
+        for path in top
+        if not path.endswith(OTHER_WEIGHT_FORMATS)
+        and (indexed is None or not path.endswith(".safetensors") or path in indexed)
+    )
+
+
+def snapshot_folder(cache: Path, repo_id: str, commit: str) -> Path:
+    """Where the hub's cache layout keeps ``repo_id`` at ``commit``."""
+    return cache / f"models--{repo_id.replace('/', '--')}" / "snapshots" / commit
+
+
+def access_steps(repo_id: str) -> str:
+    """What a user does to reach a gated model."""
+    return (
+        f"1) sign in at https://huggingface.co/{repo_id} and accept the model's licence (some "
+        "authors approve requests by hand); 2) create a read token at "
+        "https://huggingface.co/settings/tokens; 3) export HF_TOKEN=<token> (or run "
+        "`hf auth login`) where the weights rule runs, then rerun. See README, 'Model weights'."
+    )
+
+
+class _Hub:
+    """Calls to the hub for one model, with its errors turned into ``WeightsError``."""
+
+    def __init__(self, model: str, repo_id: str):
+        from huggingface_hub import HfApi
+
+        self.model, self.repo_id, self.api = model, repo_id, HfApi()
+
+    def __call__(self, call, *args, **kwargs):
+        from huggingface_hub.errors import HfHubHTTPError, RevisionNotFoundError
+
+        try:
+            return call(*args, **kwargs)
+        except RevisionNotFoundError as error:
+            raise WeightsError(
+                f"model '{self.model}': {self.repo_id} has no revision "
+                f"{kwargs.get('revision')!r} on the hub (deleted or never there); pin another "
+                "commit in config/models.yaml"
+            ) from error
+        except HfHubHTTPError as error:  # gated and missing repositories included
+            status = error.response.status_code if error.response is not None else None
+            if status not in (401, 403):
+                raise
+            raise WeightsError(
+                f"model '{self.model}': the Hugging Face hub refused {self.repo_id} ({status}): "
+                f"the model is gated or private and this host has no token with access. "
+                f"{access_steps(self.repo_id)}"
+            ) from error
+
+    def commit(self, revision: str | None, allow_unpinned: bool) -> str:
+        """The commit to download: the pinned one, or main's when unpinned models are allowed."""
+        if revision:
+            return revision
+        if not allow_unpinned:
+            raise WeightsError(
+                f"model '{self.model}': no revision pinned for {self.repo_id} in "
+                "config/models.yaml; pin a commit (revision: <40 hex digits>), or set "
+                "weights.allow_unpinned: true in the config to download main and record its "
+                "commit in the manifest"
+            )
+        commit = self(self.api.model_info, self.repo_id, revision="main").sha
+        log.warning("%s: no pinned revision; main resolves to %s", self.model, commit)
+        return commit
+
+    def sizes(self, commit: str) -> dict[str, int]:
+        """Every file of the repository at ``commit`` with its size in bytes."""
+        from huggingface_hub.hf_api import RepoFile
+
+        def listing(repo_id: str, revision: str) -> list:  # the pages are fetched as it is read
+            return list(self.api.list_repo_tree(repo_id, revision=revision, recursive=True))
+
+        tree = self(listing, self.repo_id, revision=commit)
+        return {entry.path: entry.size for entry in tree if isinstance(entry, RepoFile)}
+
+    def indexed(self, commit: str, sizes: dict[str, int], cache: Path) -> set[str] | None:
+        """The shards the safetensors index names (None without an index)."""
+        if SAFETENSORS_INDEX not in sizes:
+            return None
+        from huggingface_hub import hf_hub_download
+
+        index = self(
+            hf_hub_download, self.repo_id, SAFETENSORS_INDEX, revision=commit, cache_dir=cache
+        )
+        return set(json.loads(Path(index).read_text())["weight_map"].values())
+
+
+def download(
+    model: str,
+    repo_id: str,
+    revision: str | None,
+    cache: str | Path,
+    manifest: str | Path,
+    allow_unpinned: bool = False,
+) -> dict:
+    """Rule weights: download ``repo_id`` at ``revision`` into ``cache``, write the manifest.
+
+    Files already in the cache are not fetched again (the hub's cache layout is shared by every
+    model, user and results folder that names the same cache).
+    """
+    from huggingface_hub import snapshot_download
+
+    cache = Path(cache)
+    hub = _Hub(model, repo_id)
+    commit = hub.commit(revision, allow_unpinned)
+    sizes = hub.sizes(commit)
+    snapshot = snapshot_folder(cache, repo_id, commit)
+    cached = {path for path in sizes if (snapshot / path).is_file()}
+    files = select_files(sizes, hub.indexed(commit, sizes, cache))
+    added = sum(sizes[path] for path in files if path not in cached)
+    log.info(
+        "%s: %s@%s, %d files, %.2f GB (%.2f GB not in the cache's snapshot yet) into %s",
+        model,
+        repo_id,
+        commit,
+        len(files),
+        sum(sizes[path] for path in files) / 1e9,
+        added / 1e9,
+        cache,
+    )
+    folder = hub(snapshot_download, repo_id, revision=commit, cache_dir=cache, allow_patterns=files)
+    record = {
+        "model": model,
+        "repo_id": repo_id,
+        "revision": commit,
+        "pinned": bool(revision),
+        "cache_dir": str(cache),
+        "snapshot": folder,
+        "files": [{"path": path, "bytes": sizes[path]} for path in files],
+        "bytes": sum(sizes[path] for path in files),
+        "added_bytes": added,  # 0: every file was in the cache already
+    }
+    Path(manifest).parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(f"{manifest}.partial")
+    partial.write_text(json.dumps(record, indent=2) + "\n")
+    partial.replace(manifest)
+    return record
+
+
+@dataclass(frozen=True)
+class LocalWeights:
+    """A downloaded snapshot, as a serving job reads it."""
+
+    repo_id: str
+    revision: str
+    snapshot: Path
+    cache_dir: Path
+
+    def environment(self) -> dict[str, str]:
+        """Variables that keep the server off the hub and on this cache."""
+        return {**OFFLINE, "HF_HUB_CACHE": str(self.cache_dir)}
+
+
+def local_weights(manifest: str | Path) -> LocalWeights:
+    """The snapshot a manifest names; an error when any of its files is missing."""
+    record = json.loads(Path(manifest).read_text())
+    snapshot = Path(record["snapshot"])
+    missing = [f["path"] for f in record["files"] if not (snapshot / f["path"]).is_file()]
+    if missing:
+        raise WeightsError(
+            f"model '{record['model']}': {len(missing)} files of {record['repo_id']}@"
+            f"{record['revision']} are missing from {snapshot} ({', '.join(missing[:3])}); "
+            f"delete {manifest} and rerun rule weights"
+        )
+    return LocalWeights(
+        repo_id=record["repo_id"],
+        revision=record["revision"],
+        snapshot=snapshot,
+        cache_dir=Path(record["cache_dir"]),
+    )
