@@ -13,6 +13,10 @@ from noveval.registry import load_registry, models_to_call
 min_version("9.0")
 
 
+# `snakemake --report results/report.html`: every table and figure, captioned (report/).
+report: "report/workflow.rst"
+
+
 # The default config applies when no --configfile is given; given files replace it (they merge
 # with each other in order), so a test or a study can name exactly its datasets.
 if not config:
@@ -25,6 +29,7 @@ validate(config, "config/schemas/config.schema.yaml")
 REGISTRY = load_registry(config["registry"])
 NOVBENCH = novbench_grid(config, REGISTRY)
 JUDGES = judges_grid(config, REGISTRY)
+GRIDS = {"novbench": NOVBENCH, "judges": JUDGES}  # by track: rule infer's batches
 RESULTS = config["results"]
 LOGS = f"{RESULTS}/logs"
 CACHE = f"{RESULTS}/cache"
@@ -56,10 +61,14 @@ include: "rules/parse.smk"
 include: "rules/metrics.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"
-include: "rules/judges.smk"
 include: "rules/judges_data.smk"
+include: "rules/judges_instances.smk"
+include: "rules/judges_requests.smk"
+include: "rules/judges_verdicts.smk"
+include: "rules/judges_report.smk"
 include: "rules/plan.smk"
 include: "rules/reproduction.smk"
+include: "rules/preflight.smk"
 
 
 rule novbench:

@@ -1,6 +1,7 @@
+from noveval.provenance import code_version
+from noveval.wildcards import constraints
+
+
+# One block for the whole workflow, built from the package's names (noveval.wildcards).
 wildcard_constraints:
-    dataset=r"[A-Za-z0-9_.-]+",
-    model=r"[^/]+",
-    strategy=r"zero|few|rag",
-    perturbation=r"none|change|del",
-    track=r"novbench|judges",
+    **constraints(),

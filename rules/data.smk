@@ -38,9 +38,6 @@ rule upstream_file:
         f"{RESULTS}/downloads/upstream/{{study}}/{{path}}",
     log:
         f"{LOGS}/upstream/{{study}}/{{path}}.log",
-    wildcard_constraints:
-        study=r"novbench|judges",
-        path=r".+",
     localrule: True
     conda:
         "../envs/noveval.yaml"

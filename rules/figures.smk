@@ -1,11 +1,23 @@
 rule novbench_radar:
     input:
-        lambda wildcards: NOVBENCH.score_paths(RESULTS, wildcards.dataset),
+        scores=lambda wildcards: NOVBENCH.score_paths(RESULTS, wildcards.dataset),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/sentiment_radar.png",
+        report(
+            f"{RESULTS}/novbench/{{dataset}}/sentiment_radar.png",
+            caption="../report/novbench_radar.rst",
+            category="NovBench",
+            subcategory="{dataset}",
+            labels={
+                "dataset": "{dataset}",
+                "result": "sentiment radar",
+                "file": "PNG",
+            },
+        ),
     log:
         f"{LOGS}/novbench/{{dataset}}/sentiment_radar.log",
     conda:
         "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.novbench.radar", step="noveval.novbench.steps"),
     script:
         "../scripts/novbench_radar.py"

@@ -1,16 +1,24 @@
 from noveval.cluster import inference_env, inference_resources
+from noveval.weights import weights_inputs
 
 
+# One job per model, dataset and batch (the grid's cells, or a preliminary step): one server
+# start answers them all. Operational settings (concurrency, timeouts, retries) are read from
+# the config in the job, so changing them reruns nothing; the failure budget changes what the
+# job writes, so it is a param.
 rule infer:
     input:
-        f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/requests.parquet",
+        requests=lambda wildcards: GRIDS[wildcards.track].batch_requests(
+            RESULTS, wildcards.dataset, wildcards.model, wildcards.batch
+        ),
+        weights=lambda wildcards: weights_inputs(REGISTRY.model(wildcards.model), RESULTS),
     output:
-        f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/responses.parquet",
+        f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/responses/{{batch}}.parquet",
     log:
-        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/infer.log",
-        failures=f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/failures.json",
+        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/infer.log",
+        failures=f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/failures.json",
     benchmark:
-        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{cell}}/infer.benchmark.tsv"
+        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/infer.benchmark.tsv"
     conda:
         lambda wildcards: f"../envs/{inference_env(REGISTRY.model(wildcards.model))}"
     threads: lambda wildcards: 2 if REGISTRY.model(wildcards.model).engine == "llamacpp" else 1
@@ -18,7 +26,7 @@ rule infer:
         **inference_resources(REGISTRY, config),
     params:
         registry=config["registry"],
-        settings=config["inference"],
+        failure_budget=config["inference"]["failure_budget"],
         cache=CACHE,
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:

@@ -8,9 +8,6 @@ rule judges_download:
         f"{RESULTS}/downloads/judges/{{dataset}}/{{path}}",
     log:
         f"{LOGS}/judges/{{dataset}}/download/{{path}}.log",
-    wildcard_constraints:
-        dataset=r"[A-Za-z0-9_.-]+",
-        path=r".+",
     localrule: True
     conda:
         "../envs/noveval.yaml"

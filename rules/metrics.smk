@@ -1,4 +1,4 @@
-ruleorder: novbench_score_human > novbench_score
+from noveval.novbench.grid import scorer_references
 
 
 rule novbench_score:
@@ -17,26 +17,9 @@ rule novbench_score:
         "../envs/noveval.yaml"
     threads: 2
     params:
+        code=code_version("noveval.novbench.scoring", step="noveval.novbench.steps"),
         registry=config["registry"],
         scoring=config["novbench"]["scoring"],
-    script:
-        "../scripts/novbench_score.py"
-
-
-rule novbench_score_human:
-    input:
-        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
-    output:
-        f"{RESULTS}/novbench/{{dataset}}/human/scores.parquet",
-    log:
-        f"{LOGS}/novbench/{{dataset}}/human/score.log",
-    benchmark:
-        f"{LOGS}/novbench/{{dataset}}/human/score.benchmark.tsv"
-    conda:
-        "../envs/noveval.yaml"
-    threads: 2
-    params:
-        registry=config["registry"],
-        scoring=config["novbench"]["scoring"],
+        scorers=scorer_references(REGISTRY, config["novbench"]["scoring"]),
     script:
         "../scripts/novbench_score.py"

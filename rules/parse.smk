@@ -1,6 +1,8 @@
 rule novbench_parse:
     input:
-        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/responses.parquet",
+        lambda wildcards: NOVBENCH.responses(
+            RESULTS, wildcards.dataset, wildcards.model
+        ),
     output:
         f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/parsed.parquet",
     log:
@@ -8,6 +10,7 @@ rule novbench_parse:
     conda:
         "../envs/noveval.yaml"
     params:
+        code=code_version("noveval.novbench.parsing", step="noveval.novbench.steps"),
         think_opened=lambda wildcards: REGISTRY.model(
             wildcards.model
         ).think_opened_by_template,

@@ -1,3 +1,7 @@
+# The inputs of each NovBench cell and its chat requests.
+ruleorder: novbench_changed_inputs > novbench_inputs
+
+
 rule novbench_inputs:
     input:
         f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
@@ -5,11 +9,12 @@ rule novbench_inputs:
         f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
     log:
         f"{LOGS}/novbench/{{dataset}}/inputs-{{perturbation}}.log",
-    wildcard_constraints:
-        perturbation=r"none|del",
     conda:
         "../envs/noveval.yaml"
     params:
+        code=code_version(
+            "noveval.novbench.perturbation", step="noveval.novbench.steps"
+        ),
         keep_fraction=config["novbench"]["keep_fraction"],
         seed=config["novbench"]["seed"],
     script:
@@ -26,6 +31,11 @@ rule novbench_paraphrase_requests:
     conda:
         "../envs/noveval.yaml"
     params:
+        code=code_version(
+            "noveval.novbench.perturbation",
+            step="noveval.novbench.steps",
+            data=("prompts/novbench",),
+        ),
         registry=config["registry"],
         decoding=config["decoding"],
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
@@ -36,13 +46,17 @@ rule novbench_paraphrase_requests:
 rule novbench_changed_inputs:
     input:
         papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
-        responses=f"{RESULTS}/novbench/{{dataset}}/{NOVBENCH.paraphrase_model}/paraphrase/responses.parquet",
+        responses=f"{RESULTS}/novbench/{{dataset}}/{NOVBENCH.paraphrase_model}/responses/paraphrase.parquet",
     output:
         f"{RESULTS}/novbench/{{dataset}}/inputs/change.parquet",
     log:
         f"{LOGS}/novbench/{{dataset}}/inputs-change.log",
     conda:
         "../envs/noveval.yaml"
+    params:
+        code=code_version(
+            "noveval.novbench.perturbation", step="noveval.novbench.steps"
+        ),
     script:
         "../scripts/novbench_changed_inputs.py"
 
@@ -50,16 +64,16 @@ rule novbench_changed_inputs:
 rule novbench_release_inputs:
     input:
         lambda wildcards: NOVBENCH.perturbation_release_paths(wildcards.dataset)[
-            wildcards.kind
+            wildcards.perturbation
         ],
     output:
-        f"{RESULTS}/novbench/{{dataset}}/inputs/release_{{kind}}.parquet",
+        f"{RESULTS}/novbench/{{dataset}}/inputs/release_{{perturbation}}.parquet",
     log:
-        f"{LOGS}/novbench/{{dataset}}/inputs-release_{{kind}}.log",
-    wildcard_constraints:
-        kind=r"change|del",
+        f"{LOGS}/novbench/{{dataset}}/inputs-release_{{perturbation}}.log",
     conda:
         "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.novbench.records", step="noveval.novbench.steps"),
     script:
         "../scripts/novbench_release_inputs.py"
 
@@ -84,9 +98,18 @@ rule novbench_requests:
     conda:
         "../envs/noveval.yaml"
     params:
+        code=code_version(
+            "noveval.novbench.generation",
+            step="noveval.novbench.steps",
+            data=("prompts/novbench",),
+        ),
         registry=config["registry"],
         decoding=config["decoding"],
-        settings=config["novbench"],
+        settings={
+            key: value
+            for key, value in config["novbench"].items()
+            if key in ("prompts", "few_shot_examples", "seed")
+        },
         upstream_root=f"{RESULTS}/downloads/upstream/novbench",
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:

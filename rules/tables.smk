@@ -1,12 +1,30 @@
 rule novbench_table:
     input:
-        lambda wildcards: NOVBENCH.score_paths(RESULTS, wildcards.dataset),
+        scores=lambda wildcards: NOVBENCH.score_paths(RESULTS, wildcards.dataset),
     output:
-        csv=f"{RESULTS}/novbench/{{dataset}}/table.csv",
-        markdown=f"{RESULTS}/novbench/{{dataset}}/table.md",
+        csv=report(
+            f"{RESULTS}/novbench/{{dataset}}/table.csv",
+            caption="../report/novbench_table.rst",
+            category="NovBench",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "result": "table", "file": "CSV"},
+        ),
+        markdown=report(
+            f"{RESULTS}/novbench/{{dataset}}/table.md",
+            caption="../report/novbench_table.rst",
+            category="NovBench",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "result": "table", "file": "Markdown"},
+        ),
     log:
         f"{LOGS}/novbench/{{dataset}}/table.log",
     conda:
         "../envs/noveval.yaml"
+    params:
+        code=code_version(
+            "noveval.novbench.tables",
+            "noveval.novbench.uncertainty",
+            step="noveval.novbench.steps",
+        ),
     script:
         "../scripts/novbench_table.py"

@@ -1,4 +1,5 @@
-"""Rule infer: serve the model, send the calls no journal has answered, write the responses."""
+"""Rule infer: serve the model once, send the batch's calls no journal has answered, write the
+responses of every cell."""
 
 from noveval.inference import run_inference
 from noveval.logs import log_to
@@ -6,14 +7,18 @@ from noveval.logs import log_to
 wildcards = snakemake.wildcards
 with log_to(snakemake.log[0]):
     run_inference(
-        requests_path=snakemake.input[0],
+        requests_paths=list(snakemake.input.requests),
+        weights_manifests=list(snakemake.input.weights),
         responses_path=snakemake.output[0],
-        model=snakemake.wildcards.model,
+        model=wildcards.model,
         registry_path=snakemake.params.registry,
         cache_dir=snakemake.params.cache,
-        settings=snakemake.params.settings,
+        settings={
+            **snakemake.config["inference"],
+            "failure_budget": snakemake.params.failure_budget,
+        },
         log_path=snakemake.log[0],
         failures_path=snakemake.log.failures,
-        cell=f"{wildcards.track}/{wildcards.dataset}/{wildcards.model}/{wildcards.cell}",
+        job=f"{wildcards.track}/{wildcards.dataset}/{wildcards.model}/{wildcards.batch}",
         threads=snakemake.threads,
     )

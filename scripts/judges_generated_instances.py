@@ -7,6 +7,7 @@ with log_to(snakemake.log[0]):
     steps.generated_instances(
         snakemake.input.pairs,
         snakemake.input.responses,
+        snakemake.params.cell,
         f"generated-{snakemake.wildcards.generator}",
         snakemake.output.pairwise,
         snakemake.output.pointwise,

@@ -8,5 +8,6 @@ with log_to(snakemake.log[0]):
         snakemake.input.pairs,
         (snakemake.wildcards.stronger, snakemake.input.stronger),
         (snakemake.wildcards.weaker, snakemake.input.weaker),
+        snakemake.params.cell,
         snakemake.output[0],
     )

@@ -5,7 +5,7 @@ from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
     steps.metrics(
-        list(snakemake.input),
+        list(snakemake.input.verdicts),
         snakemake.wildcards.format,
         snakemake.params.bootstrap,
         snakemake.output.parquet,

@@ -11,5 +11,6 @@ with log_to(snakemake.log[0]):
         release_path=snakemake.input.get("release"),
         instances_path=snakemake.input.get("instances"),
         responses_path=snakemake.input.get("responses"),
+        responses_cell=snakemake.params.cell,
         upstream_root=snakemake.params.upstream_root,
     )

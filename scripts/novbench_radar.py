@@ -4,4 +4,4 @@ from noveval.logs import log_to
 from noveval.novbench import steps
 
 with log_to(snakemake.log[0]):
-    steps.sentiment_radar(list(snakemake.input), snakemake.output[0])
+    steps.sentiment_radar(list(snakemake.input.scores), snakemake.output[0])

@@ -1,4 +1,4 @@
-"""Rules novbench_score and novbench_score_human: per-paper scores of a model's cells."""
+"""Rule novbench_score: per-paper scores of a model's cells (the gold row for model human)."""
 
 from noveval.logs import log_to
 from noveval.novbench import steps

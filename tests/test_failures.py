@@ -111,8 +111,9 @@ def api_config(tiny_config, tmp_path: Path, base_url: str, budget: float, name: 
     )
 
 
-def cell_path(results: Path, dataset: str, name: str) -> Path:
-    return results / "novbench" / dataset / PROXIED_MODEL / "zero-none" / name
+def batch_path(results: Path, dataset: str) -> Path:
+    """The responses of the model's one inference job on ``dataset`` (its cells' batch)."""
+    return results / "novbench" / dataset / PROXIED_MODEL / "responses" / "cells.parquet"
 
 
 def journaled_failures(results: Path) -> set[str]:
@@ -132,26 +133,28 @@ def test_unreachable_endpoint_fails_loudly_or_within_the_budget_and_reruns_the_f
     down = api_config(tiny_config, tmp_path, closed, 0, "down")
     down_within_budget = api_config(tiny_config, tmp_path, closed, 2, "budget")
     # The first paper is answered by another job; its answer is journaled for the model.
-    run_snakemake(str(cell_path(results, "one", "responses.parquet")), "--cores", "1",
+    run_snakemake(str(batch_path(results, "one")), "--cores", "1",
                   "--configfile", str(up), env=env)  # fmt: skip
 
-    # Without a budget the job fails, naming the cell, its count and the error; no responses.
-    tiny = cell_path(results, "tiny", "responses.parquet")
+    # Without a budget the job fails, naming its cells, the count and the error; no responses.
+    tiny = batch_path(results, "tiny")
     table_path = results / "novbench" / "tiny" / "table.csv"
     failed = run_snakemake(
         str(table_path), "--cores", "2", "--configfile", str(down), env=env, check=False
     )
     output = failed.stdout + failed.stderr
     assert failed.returncode != 0, output[-3000:]
-    cell = f"novbench/tiny/{PROXIED_MODEL}/zero-none"
-    assert f"{cell}: 2 of 3 calls failed for good" in output
-    assert "APIConnectionError" in output
-    assert "Inference cells with failed calls" in output and f"  {cell}: 2 of 3" in output
+    job = f"novbench/tiny/{PROXIED_MODEL}/cells"
+    assert f"{job}: 2 of 3 calls failed for good" in output
+    assert "allows 0; cells: zero-none)" in output and "APIConnectionError" in output
+    assert "Inference jobs with failed calls" in output
+    assert f"  {job}: 2 of 3 calls failed (job failed; cells: zero-none (2);" in output
     assert not tiny.exists() and not table_path.exists()
-    log = (results / "logs" / cell / "infer.log").read_text()
+    log = (results / "logs" / job / "infer.log").read_text()
     assert "2 of 3 calls failed for good" in log
-    report = json.loads((results / "logs" / cell / "failures.json").read_text())
+    report = json.loads((results / "logs" / job / "failures.json").read_text())
     assert (report["calls"], report["failed"], report["allowed"]) == (3, 2, 0)
+    assert report["cells"] == {"zero-none": 2}
     failed_ids = journaled_failures(results)
     assert len(failed_ids) == 2
 
@@ -160,7 +163,7 @@ def test_unreachable_endpoint_fails_loudly_or_within_the_budget_and_reruns_the_f
     run = run_snakemake(
         str(table_path), "--cores", "2", "--configfile", str(down_within_budget), env=env
     )
-    assert f"  {cell}: 2 of 3 calls failed (within budget" in run.stderr
+    assert f"  {job}: 2 of 3 calls failed (within budget" in run.stderr
     assert pd.read_parquet(tiny)["error"].notna().sum() == 2
     scores = pd.read_parquet(results / "novbench" / "tiny" / PROXIED_MODEL / "scores.parquet")
     assert scores["failed"].sum() == 2
@@ -181,7 +184,7 @@ def test_unreachable_endpoint_fails_loudly_or_within_the_budget_and_reruns_the_f
                           "--forcerun", "infer", env=env)  # fmt: skip
     assert sorted(proxied_server.request_ids[sent_before:]) == sorted(failed_ids)
     assert pd.read_parquet(tiny)["error"].isna().all()
-    assert "Inference cells with failed calls" not in rerun.stderr
+    assert "Inference jobs with failed calls" not in rerun.stderr
 
 
 def llama_server_of(job: subprocess.Popen) -> psutil.Process | None:
@@ -207,8 +210,8 @@ def test_killed_llama_server_fails_the_job_and_a_rerun_sends_exactly_the_failed_
         perturbations=["none"],
     )
     results = tmp_path / "results"
-    cell = f"novbench/tiny/{model}/zero-none"
-    responses = results / cell / "responses.parquet"
+    job = f"novbench/tiny/{model}/cells"
+    responses = results / "novbench" / "tiny" / model / "responses" / "cells.parquet"
     target = [str(responses), "--cores", "2", "--configfile", str(config)]
     cache = results / "cache" / model
     log_path = tmp_path / "first-run.log"
@@ -236,8 +239,8 @@ def test_killed_llama_server_fails_the_job_and_a_rerun_sends_exactly_the_failed_
     records = read_records(journal)
     failed_ids = {r["request_id"] for r in records if r["error"]}
     assert 1 <= len(failed_ids) <= 2
-    assert f"{cell}: {len(failed_ids)} of 3 calls failed for good" in output
-    assert "Inference cells with failed calls" in output
+    assert f"{job}: {len(failed_ids)} of 3 calls failed for good" in output
+    assert "Inference jobs with failed calls" in output
     assert not responses.exists()
 
     run_snakemake(*target)

@@ -86,7 +86,7 @@ def test_paper_overlay_validates_and_selects_the_whole_grid():
 
 
 def test_slurm_resources_follow_the_allocation(tmp_path):
-    config = {"decoding": {"max_tokens": 4096}, "inference": {"concurrency": 16}}
+    config = {"decoding": {"max_tokens": 4096}, "inference": {"concurrency": 16}, "plan": {}}
     resources = cluster.inference_resources(REGISTRY, config)
 
     class Wildcards:
@@ -141,7 +141,7 @@ def test_vllm_serves_on_the_gpus_the_job_got(monkeypatch):
 
 def test_plan_scales_rendered_prompts_to_a_declared_dataset():
     settings = PlanSettings()
-    decoding = {"temperature": 0.0, "seed": 0, "max_tokens": 4096}
+    decoding = {"temperature": 0.0, "seed": 0, "max_tokens": 4096, "mode": "greedy"}
     novbench = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["novbench"]
     cells = [
         {"dataset": name, "model": model, "strategy": "zero", "perturbation": perturbation}
@@ -170,10 +170,14 @@ def test_plan_scales_rendered_prompts_to_a_declared_dataset():
 
     table = plan_table(workloads, REGISTRY, 16, settings).set_index(["model", "step"])
     qwen = table.loc["qwen3-8b", "generation"]
-    assert qwen["jobs"] == 4 and qwen["requests"] == 2 * (700 + sample_papers)
-    expected = 4 * 5 / 60 + qwen["output_tokens"] / 1000 / 3600  # GPUs x (starts + generation)
+    # 4 cells on 2 datasets: one job, one server start, per dataset
+    assert qwen["cells"] == 4 and qwen["jobs"] == 2
+    assert qwen["requests"] == 2 * (700 + sample_papers)
+    generating = qwen["output_tokens"] / 1000 / 3600
+    expected = 2 * 5 / 60 + generating  # GPUs x (starts + generation)
     assert qwen["gpu_hours"] == pytest.approx(expected, abs=0.01)
-    assert qwen["gpu_hours_unperturbed"] == pytest.approx(expected / 2, abs=0.01)
+    assert qwen["gpu_hours_unperturbed"] == pytest.approx(2 * 5 / 60 + generating / 2, abs=0.01)
+    assert qwen["gpu_hours_saved"] == pytest.approx(2 * 5 / 60, abs=0.01)
     gpt = table.loc["gpt-4o", "generation"]
     cost = (gpt["input_tokens"] * 2.5 + gpt["output_tokens"] * 10.0) / 1e6
     assert gpt["gpu_hours"] == 0 and gpt["api_cost_usd"] == pytest.approx(cost, abs=0.01)
@@ -211,6 +215,13 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(tmp_path):
     assert jobs["novbench_requests"] == str(19 * (9 + 6) + 3 * 3)
     # the three datasets (emnlp2023-release100 reads Final_data.json too), the released change, del
     assert jobs["novbench_download"] == "5" and "Group job scores" in planned
+    # One inference job (one server start) per model and dataset, plus the paraphrases of EMNLP
+    # and COLING; the six judge backbones on the judges' one dataset.
+    batches = re.findall(
+        r"wildcards: track=(\w+), dataset=(\S+), model=(\S+), batch=(\S+)", planned
+    )
+    assert len(batches) == int(jobs["infer"]) == len(set(batches)) == 19 * 2 + 1 + 2 + 6
+    assert sum(batch == "paraphrase" for *_, batch in batches) == 2
     run_snakemake("--cores", "1", "plan", *configs, env=env)
     table = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
     models = table[

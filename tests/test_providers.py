@@ -243,8 +243,9 @@ def test_grid_refuses_or_names_what_a_model_cannot_do():
 
 @pytest.mark.workflow
 def test_changed_registry_entry_reruns_that_model_only(loopback, tmp_path, tiny_config):
-    """Two hosted models on the loopback; a changed registry effort of gpt-5.1 reruns its
-    requests and inference and nothing of gpt-4o (the new ids: the unit test above)."""
+    """Two hosted models on the loopback; their tables come from the cached outputs with no
+    key; a changed registry effort of gpt-5.1 reruns its requests and inference and nothing of
+    gpt-4o (the new ids: the unit test above)."""
     registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
     for name in ("gpt-4o", "gpt-5.1"):
         entry = registry["models"][name]
@@ -258,11 +259,17 @@ def test_changed_registry_entry_reruns_that_model_only(loopback, tmp_path, tiny_
         perturbations=["none"],
     )
     cells = tmp_path / "results" / "novbench" / "tiny"
-    targets = {m: cells / m / "zero-none" / "responses.parquet" for m in ("gpt-4o", "gpt-5.1")}
+    targets = {m: cells / m / "responses" / "cells.parquet" for m in ("gpt-4o", "gpt-5.1")}
     env = snakemake_env(NOVEVAL_TEST_KEY="sk-loopback")
     run = [*map(str, targets.values()), "--cores", "2", "--configfile", str(config)]
     run_snakemake(*run, env=env)
     assert all(pd.read_parquet(t)["error"].isna().all() for t in targets.values())
+
+    # The README's command for tables and figures from cached outputs needs no key.
+    keyless = {name: value for name, value in env.items() if name != "NOVEVAL_TEST_KEY"}
+    readme = ["novbench", "--cores", "2", "--configfile", str(config)]
+    run_snakemake(*readme, "--forcerun", "novbench_table", "novbench_radar", env=keyless)
+    assert len(pd.read_csv(cells / "table.csv")) == 3  # human, gpt-4o, gpt-5.1
 
     registry["models"]["gpt-5.1"]["reasoning_effort"] = "low"
     write_yaml(registry_path, registry)

@@ -45,7 +45,7 @@ def test_killed_job_resumes_without_repeating_calls(tmp_path, tiny_config, proxi
         perturbations=["none"],
     )
     results = tmp_path / "results"
-    responses = results / "novbench" / "tiny" / MODEL / "zero-none" / "responses.parquet"
+    responses = results / "novbench" / "tiny" / MODEL / "responses" / "cells.parquet"
     cache = results / "cache" / MODEL
     env = snakemake_env(NOVEVAL_TEST_KEY="local")
     target = [str(responses), "--cores", "1", "--configfile", str(config)]

@@ -157,6 +157,7 @@ def test_an_r1_answer_cut_off_inside_its_reasoning_parses_as_empty(tmp_path):
             "request_id": ["r1", "r2"],
             "text": [cut_off, finished],
             "error": [None, None],
+            "cell": ["zero-none", "zero-none"],  # the batch's column: the cell of each row
         }
     )
     responses.to_parquet(tmp_path / "responses.parquet")

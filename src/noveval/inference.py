@@ -1,4 +1,9 @@
-"""Run one inference job: the calls of a requests table that no journal has answered yet.
+"""Run one inference job: the calls of a batch of requests tables that no journal has answered.
+
+A job serves one model once for a batch: every cell of the model on one dataset (or one
+preliminary step: paraphrases, generated ideas, plan rewrites). Its responses table holds every
+cell's rows, told apart by the ``cell`` column (the cell's folder under the model's, as
+``zero-none`` or ``pairwise/human-only/reference``); ``batches.read_responses`` reads one cell.
 
 A call that fails for good (after its retries) is never an answer: the job fails, writing no
 responses, unless the config's ``inference.failure_budget`` allows that many failures; then the
@@ -21,6 +26,7 @@ from noveval.engines.journal import Journal, read_records
 from noveval.engines.servers import serve
 from noveval.files import write_table
 from noveval.registry import load_registry
+from noveval.weights import local_weights
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +36,7 @@ class FailedCallsError(RuntimeError):
 
 
 def run_inference(
-    requests_path: str | Path,
+    requests_paths: list[str | Path],
     responses_path: str | Path,
     model: str,
     registry_path: str | Path,
@@ -38,28 +44,30 @@ def run_inference(
     settings: dict,
     log_path: str | Path,
     failures_path: str | Path,
-    cell: str,
+    job: str,
     threads: int = 1,
+    weights_manifests: list[str | Path] = (),
 ) -> None:
-    """Answer every request, reusing journaled answers, and write the responses table.
+    """Answer every request of the batch, reusing journaled answers, and write its responses.
 
-    Answers come from the model's journals when any job has already made the same call;
-    only the rest reach the model, so a rerun sends exactly the calls that failed before.
-    Raises :class:`FailedCallsError` (writing no responses) when more calls failed for good
-    than ``settings["failure_budget"]`` allows; within the budget they are written with their
-    error. ``failures_path`` receives the count for the run's summary.
+    Answers come from the model's journals when any job has already made the same call; only
+    the rest reach the model, through one server started for the whole batch, so a rerun sends
+    exactly the calls that failed before. Raises :class:`FailedCallsError` (writing no
+    responses) when more calls failed for good than ``settings["failure_budget"]`` allows;
+    within the budget they are written with their error. ``failures_path`` receives the count
+    per cell for the run's summary. ``weights_manifests``: the downloaded weights a vLLM server
+    reads offline (rule weights).
     """
     spec = load_registry(registry_path).model(model)
-    requests = pd.read_parquet(requests_path)
-    if (requests["model"] != model).any():
-        raise ValueError(f"{requests_path}: holds requests for another model than '{model}'")
+    requests = batch_requests(requests_paths, Path(responses_path).parent.parent, model)
     unique = requests.drop_duplicates("request_id")
     journal = Journal(Path(cache_dir) / model, job_name=_job_name(responses_path))
     finished = journal.finished()
     pending = unique[~unique["request_id"].isin(finished)].to_dict("records")
     log.info(
-        "%s: %d requests, %d answered by earlier calls, %d to send",
-        model,
+        "%s: %d cells, %d requests, %d answered by earlier calls, %d to send",
+        job,
+        requests["cell"].nunique(),
         len(unique),
         len(unique) - len(pending),
         len(pending),
@@ -71,24 +79,30 @@ def run_inference(
             request_timeout_s=settings["request_timeout_s"],
             max_retries=settings["max_retries"],
         )
-        with journal, serve(spec, log_path, settings["server_start_timeout_s"], threads) as end:
+        weights = local_weights(weights_manifests[0]) if weights_manifests else None
+        timeout = settings["server_start_timeout_s"]
+        with journal, serve(spec, log_path, timeout, threads, weights=weights) as end:
             send_requests(pending, end, journal, client_settings, spec.cost_usd)
         finished = journal.finished()
     failed = {r["request_id"]: r for r in _latest_failures(journal, finished, unique)}
     allowed = allowed_failures(settings["failure_budget"], len(unique))
-    _write_failure_report(failures_path, cell, len(unique), list(failed.values()), allowed)
+    failed_cells = requests[requests["request_id"].isin(failed)]
+    _write_failure_report(
+        failures_path, job, len(unique), failed_cells, list(failed.values()), allowed
+    )
     if len(failed) > allowed:
         first = next(iter(failed.values()))["error"]
         raise FailedCallsError(
-            f"{cell}: {len(failed)} of {len(unique)} calls failed for good after their retries "
-            f"(inference.failure_budget allows {allowed}); no responses written, a rerun "
-            f"retries exactly these calls; first error: {first}"
+            f"{job}: {len(failed)} of {len(unique)} calls failed for good after their retries "
+            f"(inference.failure_budget allows {allowed}; cells: "
+            f"{', '.join(sorted(failed_cells['cell'].unique()))}); no responses written, a "
+            f"rerun retries exactly these calls; first error: {first}"
         )
     if failed:
         log.warning(
             "%s: %d of %d calls failed for good (within the failure budget of %d); "
             "they are written with their error",
-            cell,
+            job,
             len(failed),
             len(unique),
             allowed,
@@ -96,8 +110,20 @@ def run_inference(
     rows = []
     for request in requests.to_dict("records"):
         answer = finished.get(request["request_id"]) or failed[request["request_id"]]
-        rows.append({**answer, "item_id": request["item_id"]})
-    write_table(pd.DataFrame(rows, columns=RESPONSE_COLUMNS), responses_path)
+        rows.append({**answer, "item_id": request["item_id"], "cell": request["cell"]})
+    write_table(pd.DataFrame(rows, columns=[*RESPONSE_COLUMNS, "cell"]), responses_path)
+
+
+def batch_requests(paths: list[str | Path], model_folder: Path, model: str) -> pd.DataFrame:
+    """The requests tables of a batch as one frame, each row with its cell (the table's folder
+    under the model's folder)."""
+    frames = []
+    for path in map(Path, paths):
+        frame = pd.read_parquet(path)
+        if (frame["model"] != model).any():
+            raise ValueError(f"{path}: holds requests for another model than '{model}'")
+        frames.append(frame.assign(cell=path.parent.relative_to(model_folder).as_posix()))
+    return pd.concat(frames, ignore_index=True)
 
 
 def allowed_failures(budget: float, calls: int) -> int:
@@ -107,13 +133,20 @@ def allowed_failures(budget: float, calls: int) -> int:
 
 
 def _write_failure_report(
-    path: str | Path, cell: str, calls: int, failed: list[dict], allowed: int
+    path: str | Path,
+    job: str,
+    calls: int,
+    failed_requests: pd.DataFrame,
+    failed: list[dict],
+    allowed: int,
 ) -> None:
+    per_cell = failed_requests.drop_duplicates(["cell", "request_id"])["cell"].value_counts()
     report = {
-        "cell": cell,
+        "job": job,
         "calls": calls,
         "failed": len(failed),
         "allowed": allowed,
+        "cells": {cell: int(count) for cell, count in sorted(per_cell.items())},
         "errors": [record["error"] for record in failed],
     }
     Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -57,16 +57,18 @@ def log_to(path: str | Path) -> Iterator[None]:
 
 
 def failure_summary(logs_dir: str | Path) -> str:
-    """One line per inference cell whose last run kept or stopped on failed calls ("" if none)."""
+    """One line per inference job whose last run kept or stopped on failed calls, naming its
+    cells ("" if none)."""
     lines = []
     for report_path in sorted(Path(logs_dir).glob("**/failures.json")):
         report = json.loads(report_path.read_text(encoding="utf-8"))
         if report["failed"]:
             verdict = "job failed" if report["failed"] > report["allowed"] else "within budget"
+            cells = ", ".join(f"{cell} ({count})" for cell, count in report["cells"].items())
             lines.append(
-                f"  {report['cell']}: {report['failed']} of {report['calls']} calls failed "
-                f"({verdict}; first error: {report['errors'][0]})"
+                f"  {report['job']}: {report['failed']} of {report['calls']} calls failed "
+                f"({verdict}; cells: {cells}; first error: {report['errors'][0]})"
             )
     if not lines:
         return ""
-    return "\n".join(["Inference cells with failed calls (a rerun retries exactly those):", *lines])
+    return "\n".join(["Inference jobs with failed calls (a rerun retries exactly those):", *lines])

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from noveval.batches import CELLS, PARAPHRASE
 from noveval.datasets import release_files
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
@@ -55,7 +56,7 @@ class PlanSettings:
     @classmethod
     def from_config(cls, config: dict) -> PlanSettings:
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in (config.get("plan") or {}).items() if k in known})
+        return cls(**{k: v for k, v in config["plan"].items() if k in known})
 
 
 def text_tokens(text: str, settings: PlanSettings) -> int:
@@ -89,8 +90,19 @@ def job_tokens_per_s(spec: ModelSpec, concurrency: int, settings: PlanSettings) 
 
 def job_hours(spec: ModelSpec, output_tokens: float, concurrency: int, settings) -> float:
     """Wall-clock hours of one inference job: model start plus generation."""
-    startup = settings.startup_min / 60 if spec.engine != "api" else 0.0
-    return startup + output_tokens / job_tokens_per_s(spec, concurrency, settings) / 3600
+    return startup_hours(spec, settings) + generation_hours(
+        spec, output_tokens, concurrency, settings
+    )
+
+
+def startup_hours(spec: ModelSpec, settings) -> float:
+    """Hours to start the model's server (none for an API model)."""
+    return settings.startup_min / 60 if spec.engine != "api" else 0.0
+
+
+def generation_hours(spec: ModelSpec, output_tokens: float, concurrency: int, settings) -> float:
+    """Hours to generate ``output_tokens`` once the server is up."""
+    return output_tokens / job_tokens_per_s(spec, concurrency, settings) / 3600
 
 
 def runtime_minutes(
@@ -104,12 +116,14 @@ def runtime_minutes(
 
 @dataclass(frozen=True)
 class Workload:
-    """The calls of one inference job (one grid cell, or one dataset's paraphrases)."""
+    """The calls of one grid cell (or one dataset's paraphrases); the cells of a model, dataset
+    and batch share one inference job and its server start (``noveval.batches``)."""
 
     track: str
     dataset: str
     model: str
-    step: str  # generation | paraphrase
+    batch: str  # cells | paraphrase
+    step: str  # generation | paraphrase | the judge change
     strategy: str
     perturbation: str
     papers: int
@@ -171,6 +185,7 @@ def novbench_workloads(
                 Workload(
                     **common,
                     model=cell["model"],
+                    batch=CELLS,
                     step="generation",
                     strategy=cell["strategy"],
                     perturbation=cell["perturbation"],
@@ -191,6 +206,7 @@ def novbench_workloads(
                 Workload(
                     **common,
                     model=paraphrase_model,
+                    batch=PARAPHRASE,
                     step="paraphrase",
                     strategy="-",
                     perturbation="change",
@@ -240,7 +256,7 @@ def judges_workloads(
                 authors=authors,
             )
             per_call[source, cell["change"]] = prompt_tokens(rows, settings) / len(rows)
-        calls = calls_of(cell["change"], judges["calls"], judges.get("calls_by_change"))
+        calls = calls_of(cell["change"], judges["calls"], judges["calls_by_change"])
         per = (
             calls["pointwise"] if cell["format"] == "pointwise" else 2 * calls["pairwise_per_order"]
         )
@@ -250,6 +266,7 @@ def judges_workloads(
                 track="judges",
                 dataset=cell["dataset"],
                 model=cell["model"],
+                batch=CELLS,
                 step=cell["change"],
                 strategy=f"{cell['format']}/{cell['setup']}",
                 perturbation="none",
@@ -269,6 +286,7 @@ PLAN_COLUMNS = [
     "engine",
     "rule",
     "step",
+    "cells",
     "jobs",
     "requests",
     "input_tokens",
@@ -277,6 +295,7 @@ PLAN_COLUMNS = [
     "gpu_model",
     "gpu_hours",
     "gpu_hours_unperturbed",
+    "gpu_hours_saved",
     "job_hours_max",
     "api_cost_usd",
 ]
@@ -285,11 +304,16 @@ PLAN_COLUMNS = [
 def plan_table(
     workloads: list[Workload], registry: Registry, concurrency: int, settings: PlanSettings
 ) -> pd.DataFrame:
-    """Per track × model × step: jobs, calls, tokens, GPUs, GPU-hours and API cost; and totals."""
+    """Per track × model × step: cells, jobs, calls, tokens, GPUs, GPU-hours and API cost; and
+    totals.
+
+    The cells of one model, dataset and batch share one job: its server start is counted once,
+    on the job's first row (``jobs``), and ``gpu_hours_saved`` is what one start per cell would
+    have cost on top.
+    """
     rows = []
     for workload in workloads:
         spec = registry.model(workload.model)
-        hours = job_hours(spec, workload.output_tokens, concurrency, settings)
         rows.append(
             {
                 **asdict(workload),
@@ -297,8 +321,10 @@ def plan_table(
                 "rule": "infer",
                 "gpus_per_job": spec.gpus,
                 "gpu_model": spec.gpu_model or "",
-                "job_hours": hours,
-                "gpu_hours": spec.gpus * hours,
+                "startup_hours": startup_hours(spec, settings),
+                "generation_hours": generation_hours(
+                    spec, workload.output_tokens, concurrency, settings
+                ),
                 "api_cost_usd": spec.cost_usd(workload.input_tokens, workload.output_tokens)
                 if spec.engine == "api"
                 else 0.0,
@@ -307,17 +333,29 @@ def plan_table(
     frame = pd.DataFrame(rows)
     if frame.empty:
         return pd.DataFrame(columns=PLAN_COLUMNS)
-    frame["gpu_hours_unperturbed"] = frame["gpu_hours"].where(frame["perturbation"] == "none", 0.0)
+    job = frame.groupby(["track", "dataset", "model", "batch"], sort=False)
+    frame["job_start"] = ~frame.duplicated(["track", "dataset", "model", "batch"])
+    frame["job_hours"] = job["startup_hours"].transform("first") + job[
+        "generation_hours"
+    ].transform("sum")
+    starts = frame["startup_hours"].where(frame["job_start"], 0.0)
+    frame["gpu_hours"] = frame["gpus_per_job"] * (frame["generation_hours"] + starts)
+    unperturbed = frame["generation_hours"].where(frame["perturbation"] == "none", 0.0)
+    frame["gpu_hours_unperturbed"] = frame["gpus_per_job"] * (unperturbed + starts)
+    saved = frame["startup_hours"].where(~frame["job_start"], 0.0)
+    frame["gpu_hours_saved"] = frame["gpus_per_job"] * saved
     keys = ["track", "model", "engine", "rule", "step", "gpus_per_job", "gpu_model"]
     table = (
         frame.groupby(keys, sort=False)
         .agg(
-            jobs=("calls", "size"),
+            cells=("calls", "size"),
+            jobs=("job_start", "sum"),
             requests=("calls", "sum"),
             input_tokens=("input_tokens", "sum"),
             output_tokens=("output_tokens", "sum"),
             gpu_hours=("gpu_hours", "sum"),
             gpu_hours_unperturbed=("gpu_hours_unperturbed", "sum"),
+            gpu_hours_saved=("gpu_hours_saved", "sum"),
             job_hours_max=("job_hours", "max"),
             api_cost_usd=("api_cost_usd", "sum"),
         )
@@ -328,9 +366,15 @@ def plan_table(
         totals = [_total(part, keys, track) for track, part in table.groupby("track", sort=False)]
         totals.append(_total(table, keys, "total"))
     table = pd.concat([table, pd.DataFrame(totals)], ignore_index=True)
-    for column in ("jobs", "requests", "input_tokens", "output_tokens", "gpus_per_job"):
+    for column in ("cells", "jobs", "requests", "input_tokens", "output_tokens", "gpus_per_job"):
         table[column] = table[column].astype(int)
-    for column in ("gpu_hours", "gpu_hours_unperturbed", "job_hours_max", "api_cost_usd"):
+    for column in (
+        "gpu_hours",
+        "gpu_hours_unperturbed",
+        "gpu_hours_saved",
+        "job_hours_max",
+        "api_cost_usd",
+    ):
         table[column] = table[column].round(2)
     return table[PLAN_COLUMNS]
 
@@ -369,6 +413,10 @@ def plan_notes(
         f"with {REFERENCE_CONCURRENCY} requests in flight (see config/models.yaml); replace them "
         "with measured values after a pilot run. gpu_hours_unperturbed: the cells without "
         "perturbation, the ones the NovBench paper ran for every model.",
+        "- Jobs: one inference job, one server start, per model, dataset and batch (its cells, "
+        "or the paraphrases), counted on the job's first row; gpu_hours_saved: what a start per "
+        f"cell would have added ({int(table['cells'].iloc[-1])} cells, "
+        f"{int(table['jobs'].iloc[-1])} jobs, {table['gpu_hours_saved'].iloc[-1]:g} GPU-hours).",
         "- API cost: list prices per million tokens (models.yaml), reasoning tokens billed as "
         "output.",
         "- Not estimated here: metric scoring (CPU, no model calls); for the judges, D₋ "

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from noveval.batches import CELLS, GENERATION, PLAN_REWRITE, responses_path
 from noveval.judges import release
 from noveval.judges.instances import FORMATS, release_files
 from noveval.registry import Registry
@@ -92,9 +93,71 @@ class JudgesGrid:
         base = f"{results}/judges/{wildcards.dataset}"
         return {
             "instances": f"{base}/{wildcards.format}/{wildcards.setup}/instances.parquet",
-            "responses": f"{base}/{self.plan_model}/{wildcards.format}/{wildcards.setup}/"
-            "plan-rewrite/responses.parquet",
+            "responses": responses_path(
+                results, "judges", wildcards.dataset, self.plan_model, PLAN_REWRITE
+            ),
         }
+
+    def rewrites(self, dataset: str) -> list[tuple[str, str]]:
+        """The (format, setup) pairs whose plan form the plan model writes (no release file)."""
+        pairs = {
+            (cell.format, cell.setup)
+            for cell in self.cells
+            if cell.dataset == dataset
+            and cell.change == "plan"
+            and f"{cell.format}_plan" not in self.datasets[dataset].get(cell.setup, {})
+        }
+        return sorted(pairs)
+
+    def generators(self, dataset: str | None = None) -> list[str]:
+        """The models whose generated ideas some setup (of ``dataset``) pairs or compares."""
+        names = []
+        for cell in self.cells:
+            if dataset not in (None, cell.dataset):
+                continue
+            if cell.setup.startswith(GENERATED):
+                names.append(cell.setup.removeprefix(GENERATED))
+            elif cell.setup.startswith(IDEATION):
+                names += cell.setup.removeprefix(IDEATION).split(VERSUS)
+        return list(dict.fromkeys(names))
+
+    def batch_requests(self, results: str, dataset: str, model: str, batch: str) -> list[str]:
+        """The requests tables one inference job of ``model`` on ``dataset`` answers: its judge
+        cells, its generated ideas, or its plan rewrites."""
+        folder = f"{results}/judges/{dataset}/{model}"
+        if batch == GENERATION:
+            return [f"{folder}/{GENERATION}/{self.base_setup}/requests.parquet"]
+        if batch == PLAN_REWRITE:
+            return [
+                f"{folder}/{format}/{setup}/{PLAN_REWRITE}/requests.parquet"
+                for format, setup in self.rewrites(dataset)
+            ]
+        if batch != CELLS:
+            raise ValueError(f"judges have no inference batch '{batch}'")
+        return [
+            f"{cell.folder(results)}/requests.parquet"
+            for cell in self.cells
+            if cell.dataset == dataset and cell.model == model and cell.change not in DERIVED
+        ]
+
+    def batches(self) -> list[tuple[str, str, str]]:
+        """Every inference job as (dataset, model, batch)."""
+        jobs = dict.fromkeys(
+            (cell.dataset, cell.model, CELLS) for cell in self.cells if cell.change not in DERIVED
+        )
+        for dataset in self.datasets:
+            if self.rewrites(dataset):
+                jobs[(dataset, self.plan_model, PLAN_REWRITE)] = None
+            for generator in self.generators(dataset):
+                jobs[(dataset, generator, GENERATION)] = None
+        return list(jobs)
+
+    def generated_ideas(self, results: str, dataset: str, generator: str) -> str:
+        """The responses table holding a generator's ideas (its generation batch)."""
+        return responses_path(results, "judges", dataset, generator, GENERATION)
+
+    def generation_cell(self) -> str:
+        return f"{GENERATION}/{self.base_setup}"
 
     def release_file(self, dataset: str, setup: str, kind: str) -> str:
         """The release YAML of one setup and format (``kind`` may end in ``_plan``)."""
@@ -113,22 +176,21 @@ class JudgesGrid:
         ]
 
     def models_used(self) -> set[str]:
-        used = {cell.model for cell in self.cells}
-        used |= {
-            c.setup.removeprefix(GENERATED) for c in self.cells if c.setup.startswith(GENERATED)
-        }
-        used |= {model for pair in self.comparisons for model in pair}
+        used = {cell.model for cell in self.cells} | set(self.generators())
         if self.plan_model and any(cell.change == "plan" for cell in self.cells):
             used.add(self.plan_model)
         return used
 
     def responses(self, results: str, wildcards) -> str:
-        """The responses a cell's verdicts come from: no aggregation reads the reference run's."""
+        """The responses table a cell's verdicts come from (its model's batch)."""
+        return responses_path(results, "judges", wildcards.dataset, wildcards.model, CELLS)
+
+    @staticmethod
+    def response_cell(wildcards) -> str:
+        """The cell whose responses a cell's verdicts read: no aggregation reads the reference
+        run's."""
         source = "reference" if wildcards.change in DERIVED else wildcards.change
-        cell = JudgeCell(
-            wildcards.dataset, wildcards.model, wildcards.format, wildcards.setup, source
-        )
-        return f"{cell.folder(results)}/responses.parquet"
+        return f"{wildcards.format}/{wildcards.setup}/{source}"
 
     def outputs(self, results: str) -> list[str]:
         """Everything the ``judges`` target builds: metrics, tables and figures per dataset."""
@@ -154,15 +216,15 @@ class JudgesGrid:
 
 def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     """Expand the config's ``judges`` section into cells, logging every omitted one."""
-    section = config.get("judges") or {"datasets": {}, "models": [], "changes": []}
+    section = config["judges"]
     changes = list(section["changes"])
     if changes and "reference" not in changes:
         raise ValueError("judges.changes: every change is measured against 'reference'; add it")
     specs = {name: registry.model(name) for name in section["models"]}
-    plan_model = section.get("plan_model")
+    plan_model = section["plan_model"]
     if plan_model:
         registry.model(plan_model)
-    if section.get("structured_output") and section.get("prompts", "builtin") == "builtin":
+    if section["structured_output"] and section["prompts"] == "builtin":
         unable = [
             m
             for m in [*specs, *([plan_model] if plan_model else [])]
@@ -173,7 +235,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
                 f"judges.structured_output: {', '.join(unable)} take no output schema "
                 "(registry structured_output: false); set judges.structured_output: false"
             )
-    corpus = (section.get("retrieval") or {}).get("corpus")
+    corpus = section["retrieval"]["corpus"]
     entries = {  # an overlay drops a dataset of the default with null
         name: entry for name, entry in section["datasets"].items() if entry is not None
     }
@@ -184,19 +246,19 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         for name, entry in entries.items()
         if release.is_declaration(entry)
     }
-    generation = section.get("generation") or {}
+    generation = section["generation"]
     comparisons = tuple(
-        (pair["stronger"], pair["weaker"]) for pair in generation.get("comparisons", [])
+        (pair["stronger"], pair["weaker"]) for pair in generation["comparisons"]
     )
-    for name in [*generation.get("generators", []), *(m for pair in comparisons for m in pair)]:
+    for name in [*generation["generators"], *(m for pair in comparisons for m in pair)]:
         registry.model(name)
         if VERSUS in name:
             raise ValueError(f"judges.generation: model name '{name}' may not contain '{VERSUS}'")
     cells, omitted, why = [], [], []
     for dataset, setups in datasets.items():
         formats_of = {setup: [f for f in FORMATS if f in files] for setup, files in setups.items()}
-        if "pairwise" in setups.get(generation.get("base_setup"), {}):
-            for name in generation.get("generators", []):
+        if "pairwise" in setups.get(generation["base_setup"], {}):
+            for name in generation["generators"]:
                 formats_of[f"{GENERATED}{name}"] = list(FORMATS)
             for stronger, weaker in comparisons:
                 formats_of[ideation_setup_name(stronger, weaker)] = ["pairwise"]
@@ -223,16 +285,15 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
             cells.append(JudgeCell(dataset, model, format, setup, change))
     for (change, reason), count in Counter(why).items():
         log.warning("judges: %d '%s' cell(s) left out: %s", count, change, reason)
-    motivation = dict(section.get("motivation") or {})
-    motivation.setdefault("model", next(iter(specs), None))
-    motivation.setdefault("changes", ["P3", "P4"])
+    motivation = dict(section["motivation"])
+    motivation.setdefault("model", next(iter(specs), None))  # the first judge
     return JudgesGrid(
         tuple(cells),
         datasets,
         tuple(omitted),
         motivation,
         plan_model,
-        generation.get("base_setup"),
+        generation["base_setup"],
         comparisons,
         releases,
     )

@@ -6,6 +6,7 @@ import logging
 
 import pandas as pd
 
+from noveval.batches import read_responses
 from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.files import read_tables, write_table
 from noveval.judges import figures, generation, instances, plans, retrieval, summary, tables
@@ -73,7 +74,7 @@ def requests(
     ``settings['prompts'] == 'authors'`` renders the authors' prompts from ``upstream_root``.
     """
     spec = load_registry(registry_path).model(model)
-    authors = AuthorsPrompts(upstream_root) if settings.get("prompts") == "authors" else None
+    authors = AuthorsPrompts(upstream_root) if settings["prompts"] == "authors" else None
     related = None
     if related_path:
         table = pd.read_parquet(related_path)
@@ -85,7 +86,7 @@ def requests(
         change=change,
         spec=spec,
         decoding={**decoding, "max_tokens": settings["max_tokens"]},
-        calls=calls_of(change, settings["calls"], settings.get("calls_by_change")),
+        calls=calls_of(change, settings["calls"], settings["calls_by_change"]),
         structured_output=settings["structured_output"],
         reasoning_chars=settings["reasoning_chars"],
         related=related,
@@ -115,6 +116,7 @@ def generation_requests(
 def generated_instances(
     pairs_path: str,
     responses_path: str,
+    responses_cell: str,
     setup: str,
     pairwise_path: str,
     pointwise_path: str,
@@ -122,7 +124,7 @@ def generated_instances(
 ) -> None:
     """The generated setup's pairwise and pointwise instances (blocklist as ``load_instances``)."""
     pairwise, pointwise = generation.generated_setup(
-        instances.read_instances(pairs_path), pd.read_parquet(responses_path), setup
+        instances.read_instances(pairs_path), read_responses(responses_path, responses_cell), setup
     )
     instances.write_instances(blocklisted(pairwise, upstream_root), pairwise_path)
     instances.write_instances(blocklisted(pointwise, upstream_root), pointwise_path)
@@ -132,15 +134,17 @@ def ideation_instances(
     pairs_path: str,
     stronger: tuple[str, str],
     weaker: tuple[str, str],
+    responses_cell: str,
     instances_path: str,
 ) -> None:
-    """Pairwise instances of a stronger vs a weaker generator ((model, responses path) each)."""
+    """Pairwise instances of a stronger vs a weaker generator ((model, responses path) each;
+    ``responses_cell``: the generation cell of both)."""
     model, responses = stronger
     other, other_responses = weaker
     table = generation.ideation_setup(
         instances.read_instances(pairs_path),
-        (model, pd.read_parquet(responses)),
-        (other, pd.read_parquet(other_responses)),
+        (model, read_responses(responses, responses_cell)),
+        (other, read_responses(other_responses, responses_cell)),
         ideation_setup_name(model, other),
     )
     instances.write_instances(table, instances_path)
@@ -174,15 +178,17 @@ def plan_instances(
     release_path: str | None = None,
     instances_path: str | None = None,
     responses_path: str | None = None,
+    responses_cell: str | None = None,
     upstream_root: str | None = None,
 ) -> None:
     """Plan-form instances: the release's plan file (blocklist as ``load_instances``), or the
-    LLM rewrites of the (already filtered) instances."""
+    LLM rewrites of the (already filtered) instances (cell ``responses_cell`` of the plan
+    model's rewrite batch)."""
     if release_path:
         table = blocklisted(instances.load_release(release_path, setup, format), upstream_root)
     else:
         table = plans.apply_plans(
-            instances.read_instances(instances_path), pd.read_parquet(responses_path)
+            instances.read_instances(instances_path), read_responses(responses_path, responses_cell)
         )
     instances.write_instances(table, plan_path)
 
@@ -209,6 +215,7 @@ def related_work(
 def verdicts(
     instances_path: str,
     responses_path: str,
+    responses_cell: str,
     cell: dict,
     verdicts_path: str,
     protocol: dict | None = None,
@@ -223,12 +230,12 @@ def verdicts(
     protocol = protocol or {}
     table = instances.read_instances(instances_path)
     format = table["format"].iloc[0]
-    responses = pd.read_parquet(responses_path)
-    calls = calls_from_responses(responses, format, protocol.get("prompts", "builtin"))
+    responses = read_responses(responses_path, responses_cell)
+    calls = calls_from_responses(responses, format, protocol["prompts"])
     if cell["change"] == "no_aggregation":
-        runs = calls["call"].max() + 1 if protocol.get("no_aggregation") == "sub_runs" else None
+        runs = calls["call"].max() + 1 if protocol["no_aggregation"] == "sub_runs" else None
         calls = sub_runs(calls, runs)
-    rules = Rules(protocol.get("even_split", "tie"), protocol.get("all_failed", "tie"))
+    rules = Rules(protocol["even_split"], protocol["all_failed"])
     aggregated = aggregate(calls, format, rules)
     frame = table[["instance_id", "label"]].merge(aggregated, on="instance_id", how="left")
     for key, value in cell.items():
@@ -259,7 +266,7 @@ def metrics(
         format,
         bootstrap["resamples"],
         bootstrap["seed"],
-        method=bootstrap.get("method", "percentile"),
+        method=bootstrap["method"],
         cost=cost,
     )
     write_table(table, parquet_path)

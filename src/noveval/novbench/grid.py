@@ -6,6 +6,7 @@ import itertools
 import logging
 from dataclasses import dataclass, field
 
+from noveval.batches import CELLS, PARAPHRASE, responses_path
 from noveval.datasets import ReleaseFile, perturbation_releases, release_files
 from noveval.registry import Registry
 
@@ -70,6 +71,35 @@ class NovBenchGrid:
             if cell.model == model
         ]
 
+    def batch_requests(self, results: str, dataset: str, model: str, batch: str) -> list[str]:
+        """The requests tables one inference job of ``model`` on ``dataset`` answers: every
+        cell of the model, or its paraphrases (``batch``: cells or paraphrase)."""
+        folder = f"{results}/novbench/{dataset}/{model}"
+        if batch == PARAPHRASE:
+            return [f"{folder}/{PARAPHRASE}/requests.parquet"]
+        if batch != CELLS:
+            raise ValueError(f"novbench has no inference batch '{batch}'")
+        return [
+            f"{folder}/{cell.name}/requests.parquet"
+            for cell in self.cells_of(dataset)
+            if cell.model == model
+        ]
+
+    def batches(self) -> list[tuple[str, str, str]]:
+        """Every inference job as (dataset, model, batch): one per model and dataset, plus one
+        per dataset for the paraphrases."""
+        jobs = dict.fromkeys((cell.dataset, cell.model, CELLS) for cell in self.cells)
+        for cell in self.cells:
+            if cell.perturbation == "change" and "change" not in self.perturbation_releases.get(
+                cell.dataset, {}
+            ):
+                jobs[(cell.dataset, self.paraphrase_model, PARAPHRASE)] = None
+        return list(jobs)
+
+    def responses(self, results: str, dataset: str, model: str, batch: str = CELLS) -> str:
+        """The responses table a cell's answers are read from (its batch's)."""
+        return responses_path(results, "novbench", dataset, model, batch)
+
     def score_paths(self, results: str, dataset: str) -> list[str]:
         """The scores tables a dataset's table and figures are built from (human first)."""
         models = dict.fromkeys(cell.model for cell in self.cells_of(dataset))
@@ -132,6 +162,15 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
     registry.encoder(section["scoring"]["coverage_encoder"])
     registry.language_model(section["scoring"]["fluency_lm"])
     return grid
+
+
+def scorer_references(registry: Registry, scoring: dict) -> dict[str, str]:
+    """What the scorers load (encoders, fluency LM): a changed reference reruns scoring."""
+    return {
+        "relevance": registry.encoder(scoring["relevance_encoder"]),
+        "coverage": registry.encoder(scoring["coverage_encoder"]),
+        "fluency": registry.language_model(scoring["fluency_lm"]),
+    }
 
 
 def _models_of(dataset: str, section: dict) -> list[str]:

@@ -7,6 +7,7 @@ import logging
 import pandas as pd
 
 from noveval import datasets
+from noveval.batches import PARAPHRASE, read_responses
 from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.files import read_tables, write_table
 from noveval.novbench import generation, perturbation, radar, records, tables, uncertainty
@@ -83,7 +84,7 @@ def paraphrase_requests(
 def changed_inputs(papers_path: str, responses_path: str, inputs_path: str) -> None:
     """Inputs of the ``change`` perturbation from the paraphrase responses."""
     papers = records.read_papers(papers_path)
-    changed = perturbation.apply_paraphrases(papers, pd.read_parquet(responses_path))
+    changed = perturbation.apply_paraphrases(papers, read_responses(responses_path, PARAPHRASE))
     records.write_papers(changed, inputs_path)
 
 
@@ -107,7 +108,7 @@ def generation_requests(
         spec=spec,
         decoding=decoding,
         settings=settings,
-        prompts=settings.get("prompts", "builtin"),
+        prompts=settings["prompts"],
         upstream_root=upstream_root,
     )
     log.info("%s/%s: %d requests", model, strategy, len(rows))
@@ -117,9 +118,10 @@ def generation_requests(
 def parse_responses(
     responses_path: str, cell: dict, parsed_path: str, think_opened: bool = False
 ) -> None:
-    """Model outputs of one cell → items with labels and instruction-following flags
-    (``think_opened``: the registry's ``think_opened_by_template`` of the cell's model)."""
-    responses = pd.read_parquet(responses_path)
+    """Model outputs of one cell (from its batch's responses) → items with labels and
+    instruction-following flags (``think_opened``: the registry's ``think_opened_by_template``
+    of the cell's model)."""
+    responses = read_responses(responses_path, f"{cell['strategy']}-{cell['perturbation']}")
     rows = []
     for response in responses.to_dict("records"):
         parsed = parse_evaluation(response["text"], think_opened)

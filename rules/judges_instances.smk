@@ -1,0 +1,117 @@
+# The judge track, first step: instances from the release, generated ideas and plan rewrites.
+from noveval.judges import authors as judge_authors
+
+# The paper mode: the authors' files (rule upstream_file), their verdict format and tie rules.
+JUDGE_UPSTREAM = f"{RESULTS}/downloads/upstream/judges"
+JUDGE_BLOCKLIST = (
+    [f"{JUDGE_UPSTREAM}/{judge_authors.BLOCKLIST}"]
+    if config["judges"].get("blocklist")
+    else []
+)
+JUDGE_RETRIEVAL = config["judges"].get("retrieval") or {}
+
+
+rule judges_instances:
+    input:
+        release=lambda wildcards: JUDGES.release_file(
+            wildcards.dataset, wildcards.setup, wildcards.format
+        ),
+        blocklist=JUDGE_BLOCKLIST,
+    output:
+        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.log",
+    wildcard_constraints:
+        setup=JUDGES.release_setups(),  # the setups read from release files
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.instances", step="noveval.judges.steps"),
+        upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
+    script:
+        "../scripts/judges_instances.py"
+
+
+rule judges_generated_instances:
+    input:
+        pairs=f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
+        responses=lambda wildcards: JUDGES.generated_ideas(
+            RESULTS, wildcards.dataset, wildcards.generator
+        ),
+    output:
+        pairwise=f"{RESULTS}/judges/{{dataset}}/pairwise/generated-{{generator}}/instances.parquet",
+        pointwise=f"{RESULTS}/judges/{{dataset}}/pointwise/generated-{{generator}}/instances.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/generated-{{generator}}/instances.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.generation", step="noveval.judges.steps"),
+        cell=JUDGES.generation_cell(),
+        upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
+    script:
+        "../scripts/judges_generated_instances.py"
+
+
+rule judges_ideation_instances:
+    input:
+        pairs=f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
+        stronger=lambda wildcards: JUDGES.generated_ideas(
+            RESULTS, wildcards.dataset, wildcards.stronger
+        ),
+        weaker=lambda wildcards: JUDGES.generated_ideas(
+            RESULTS, wildcards.dataset, wildcards.weaker
+        ),
+    output:
+        f"{RESULTS}/judges/{{dataset}}/pairwise/ideation-{{stronger}}-vs-{{weaker}}/instances.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/ideation-{{stronger}}-vs-{{weaker}}/instances.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.generation", step="noveval.judges.steps"),
+        cell=JUDGES.generation_cell(),
+    script:
+        "../scripts/judges_ideation_instances.py"
+
+
+rule judges_plan_instances:
+    input:
+        unpack(lambda wildcards: JUDGES.plan_source(RESULTS, wildcards)),
+        blocklist=JUDGE_BLOCKLIST,
+    output:
+        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-plan.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-plan.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.plans", step="noveval.judges.steps"),
+        cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/plan-rewrite",
+        upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
+    script:
+        "../scripts/judges_plan_instances.py"
+
+
+rule judges_related:
+    input:
+        instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+        corpus=JUDGE_RETRIEVAL.get("corpus") or [],
+    output:
+        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/related.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/related.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.retrieval", step="noveval.judges.steps"),
+        registry=config["registry"],
+        encoder=JUDGE_RETRIEVAL.get("encoder"),
+        encoder_reference=(
+            REGISTRY.encoder(JUDGE_RETRIEVAL["encoder"])
+            if JUDGE_RETRIEVAL.get("encoder")
+            else None
+        ),
+        top_k=JUDGE_RETRIEVAL.get("top_k"),
+    script:
+        "../scripts/judges_related.py"

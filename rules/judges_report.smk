@@ -1,0 +1,139 @@
+# The judge track's tables and figures, from the metrics alone.
+def judge_metrics(wildcards):
+    """The metrics tables of every format a dataset's cells have."""
+    return expand(
+        f"{RESULTS}/judges/{wildcards.dataset}/{{format}}/metrics.parquet",
+        format=JUDGES.formats(wildcards.dataset),
+    )
+
+
+rule judges_tables:
+    input:
+        f"{RESULTS}/judges/{{dataset}}/{{format}}/metrics.parquet",
+    output:
+        report(
+            f"{RESULTS}/judges/{{dataset}}/{{format}}/tables.md",
+            caption="../report/judges_tables.rst",
+            category="Judges",
+            subcategory="{dataset}",
+            labels={
+                "dataset": "{dataset}",
+                "format": "{format}",
+                "result": "tables",
+                "file": "Markdown",
+            },
+        ),
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{format}}/tables.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
+    script:
+        "../scripts/judges_tables.py"
+
+
+rule judges_cost_quality:
+    input:
+        metrics=judge_metrics,
+    output:
+        report(
+            f"{RESULTS}/judges/{{dataset}}/cost_quality.png",
+            caption="../report/judges_cost_quality.rst",
+            category="Judges",
+            subcategory="{dataset}",
+            labels={
+                "dataset": "{dataset}",
+                "format": "both",
+                "result": "cost vs quality",
+                "file": "PNG",
+            },
+        ),
+    log:
+        f"{LOGS}/judges/{{dataset}}/cost_quality.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.figures", step="noveval.judges.steps"),
+    script:
+        "../scripts/judges_cost_quality.py"
+
+
+rule judges_motivation:
+    input:
+        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
+    output:
+        report(
+            f"{RESULTS}/judges/{{dataset}}/motivation.png",
+            caption="../report/judges_motivation.rst",
+            category="Judges",
+            subcategory="{dataset}",
+            labels={
+                "dataset": "{dataset}",
+                "format": "pairwise",
+                "result": "motivating figure",
+                "file": "PNG",
+            },
+        ),
+    log:
+        f"{LOGS}/judges/{{dataset}}/motivation.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.figures", step="noveval.judges.steps"),
+        model=JUDGES.motivation["model"],
+        changes=JUDGES.motivation["changes"],
+    script:
+        "../scripts/judges_motivation.py"
+
+
+rule judges_d_minus_sources:
+    input:
+        metrics=judge_metrics,
+    output:
+        report(
+            f"{RESULTS}/judges/{{dataset}}/d_minus_sources.png",
+            caption="../report/judges_d_minus_sources.rst",
+            category="Judges",
+            subcategory="{dataset}",
+            labels={
+                "dataset": "{dataset}",
+                "format": "both",
+                "result": "quality by D₋ source",
+                "file": "PNG",
+            },
+        ),
+    log:
+        f"{LOGS}/judges/{{dataset}}/d_minus_sources.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.figures", step="noveval.judges.steps"),
+    script:
+        "../scripts/judges_d_minus_sources.py"
+
+
+rule judges_ideation:
+    input:
+        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
+    output:
+        report(
+            f"{RESULTS}/judges/{{dataset}}/ideation.md",
+            caption="../report/judges_ideation.rst",
+            category="Judges",
+            subcategory="{dataset}",
+            labels={
+                "dataset": "{dataset}",
+                "format": "pairwise",
+                "result": "ideation comparison",
+                "file": "Markdown",
+            },
+        ),
+    log:
+        f"{LOGS}/judges/{{dataset}}/ideation.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
+    script:
+        "../scripts/judges_ideation.py"

@@ -1,0 +1,87 @@
+# The judge track's requests: generated ideas, plan rewrites and the judge calls of each cell.
+def judge_settings(*keys):
+    """The part of the judges config a requests step reads (a param: it reruns on change)."""
+    return {key: value for key, value in config["judges"].items() if key in keys}
+
+
+rule judges_generation_requests:
+    input:
+        f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
+    output:
+        f"{RESULTS}/judges/{{dataset}}/{{model}}/generation/{JUDGES.base_setup}/requests.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{model}}/generation/requests.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version(
+            "noveval.judges.generation",
+            step="noveval.judges.steps",
+            data=("prompts/judges",),
+        ),
+        registry=config["registry"],
+        decoding=config["decoding"],
+        max_tokens=config["judges"].get("generation", {}).get("max_tokens"),
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
+    script:
+        "../scripts/judges_generation_requests.py"
+
+
+rule judges_plan_requests:
+    input:
+        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+    output:
+        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/plan-rewrite/requests.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/plan-rewrite/requests.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version(
+            "noveval.judges.plans",
+            step="noveval.judges.steps",
+            data=("prompts/judges",),
+        ),
+        registry=config["registry"],
+        decoding=config["decoding"],
+        settings=judge_settings("plan_max_tokens", "structured_output"),
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
+    script:
+        "../scripts/judges_plan_requests.py"
+
+
+rule judges_requests:
+    input:
+        unpack(lambda wildcards: JUDGES.request_inputs(RESULTS, wildcards)),
+        upstream=(
+            [f"{JUDGE_UPSTREAM}/{path}" for path in judge_authors.FILES]
+            if config["judges"].get("prompts") == "authors"
+            else []
+        ),
+    output:
+        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{change}}/requests.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{change}}/requests.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version(
+            "noveval.judges.prompts",
+            "noveval.judges.authors",
+            step="noveval.judges.steps",
+            data=("prompts/judges",),
+        ),
+        registry=config["registry"],
+        decoding=config["decoding"],
+        settings=judge_settings(
+            "max_tokens",
+            "calls",
+            "calls_by_change",
+            "prompts",
+            "structured_output",
+            "reasoning_chars",
+        ),
+        upstream_root=JUDGE_UPSTREAM,
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
+    script:
+        "../scripts/judges_requests.py"

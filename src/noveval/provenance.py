@@ -1,0 +1,84 @@
+"""The version of the package code a workflow step runs, as a param of its rule.
+
+Snakemake cannot see the package behind a rule's ``script:``. Each rule therefore names the
+module of the concept it runs; a hash of the contents of its source file, of the package modules
+it imports (transitively, read with ``ast``, never executed) and of the package data it names is
+a param, so a changed metric reruns scoring and what follows, and nothing upstream. A hash of
+contents, not modification times: a fresh clone of the same code, beside results copied back
+from a cluster, reruns nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+from pathlib import Path
+
+PACKAGE = "noveval"
+
+
+def code_version(*modules: str, step: str | None = None, data: tuple[str, ...] = ()) -> str:
+    """A short hash of the source of ``modules`` and every package module they import, of the
+    ``step`` module that calls them (alone: it holds every step of a track), and of the files of
+    the package data folders ``data`` (relative to the package root)."""
+    files: set[Path] = {_source(step)} if step else set()
+    for module in modules:
+        files |= _closure(module)
+    root = _source(PACKAGE).parent
+    for folder in data:
+        files |= {path for path in (root / folder).rglob("*") if path.is_file()}
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:12]
+
+
+@functools.cache
+def _closure(module: str) -> frozenset[Path]:
+    """The module's source file and those of the package modules it imports, transitively."""
+    seen: dict[str, Path] = {}
+    pending = [module]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen[name] = _source(name)
+        pending += _imports(name, seen[name])
+    return frozenset(seen.values())
+
+
+def _imports(module: str, source: Path) -> list[str]:
+    """The package modules a module imports (``from noveval.x import y`` names ``noveval.x.y``
+    when that is a module, else ``noveval.x``)."""
+    package = module if source.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}".rstrip(".")
+            found.append(base)
+            found += [f"{base}.{alias.name}" for alias in node.names]
+    return [name for name in found if _is_package_module(name)]
+
+
+def _is_package_module(name: str) -> bool:
+    if name != PACKAGE and not name.startswith(f"{PACKAGE}."):
+        return False
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _source(module: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"no source file for module {module}")
+    return Path(spec.origin).resolve()

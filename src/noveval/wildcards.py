@@ -1,0 +1,38 @@
+"""The workflow's wildcard constraints, from the package's own names (rules/common.smk)."""
+
+from __future__ import annotations
+
+import re
+
+from noveval.batches import BATCHES
+from noveval.judges.grid import CHANGES
+from noveval.judges.instances import FORMATS
+from noveval.novbench.generation import STRATEGIES
+from noveval.novbench.perturbation import PERTURBATIONS
+from noveval.upstream import STUDIES
+
+NAME = r"[A-Za-z0-9_.+-]+"  # a dataset, setup or file stem: one path component
+
+
+def one_of(names) -> str:
+    return "|".join(map(re.escape, names))
+
+
+def constraints() -> dict[str, str]:
+    """Wildcard name → regex, for every wildcard of the workflow's rules."""
+    return {
+        "track": one_of(STUDIES),
+        "study": one_of(STUDIES),
+        "path": r".+",  # a file of a release or of the authors' repository, with folders
+        "dataset": NAME,
+        "model": r"[^/]+",
+        "generator": r"[^/]+",
+        "stronger": r"[^/]+",
+        "weaker": r"[^/]+",
+        "batch": one_of(BATCHES),
+        "strategy": one_of(STRATEGIES),
+        "perturbation": one_of(PERTURBATIONS),
+        "format": one_of(FORMATS),
+        "setup": NAME,
+        "change": one_of(CHANGES),
+    }
