@@ -24,7 +24,7 @@ from noveval.upstream import UpstreamError
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SCRIPTS = "code/LLM_novelty_generate"
-DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64}
+DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64, "mode": "greedy"}
 SETTINGS = {"few_shot_examples": 2, "seed": 7}
 # registry model -> the authors' scripts of its kind, by strategy
 CASES = {

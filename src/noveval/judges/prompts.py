@@ -100,10 +100,10 @@ def response_format(spec: ModelSpec, schema: dict) -> dict:
     }
 
 
-def calls_of(change: str, calls: dict, calls_by_change: dict | None) -> dict:
+def calls_of(change: str, calls: dict, calls_by_change: dict) -> dict:
     """The calls of one change: ``calls``, or its entry in ``calls_by_change`` (P3–P5 at 1 + 1
     in the authors' protocol)."""
-    return {**calls, **((calls_by_change or {}).get(change) or {})}
+    return {**calls, **calls_by_change.get(change, {})}
 
 
 def call_item_id(instance_id: str, order: int, call: int) -> str:

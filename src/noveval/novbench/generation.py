@@ -24,7 +24,7 @@ DECODING_MODES = ("greedy", "authors")
 def call_decoding(decoding: dict) -> dict:
     """The decoding values a request sends: ``mode: authors`` sends no temperature and no seed
     (the authors sent none; hosted APIs and open models then use their own defaults)."""
-    mode = decoding.get("mode", "greedy")
+    mode = decoding["mode"]
     if mode not in DECODING_MODES:
         raise ValueError(f"decoding.mode '{mode}' is unknown (known: {', '.join(DECODING_MODES)})")
     values = {key: value for key, value in decoding.items() if key != "mode"}

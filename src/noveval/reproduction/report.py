@@ -94,7 +94,7 @@ def configured(config: dict) -> dict:
         if key in mapped("novbench"):
             models = given.get("models") or section["models"]
             novbench.setdefault(key, {"name": name, "models": list(models)})
-    judges = config.get("judges") or {}
+    judges = config["judges"]
     return {
         "novbench": {
             "datasets": novbench,
@@ -104,11 +104,11 @@ def configured(config: dict) -> dict:
         "judges": {
             "datasets": {
                 name: {"name": name}
-                for name, entry in (judges.get("datasets") or {}).items()
+                for name, entry in judges["datasets"].items()
                 if entry is not None and name in mapped("judges")
             },
-            "models": list(judges.get("models", [])),
-            "changes": list(judges.get("changes", [])),
+            "models": list(judges["models"]),
+            "changes": list(judges["changes"]),
         },
     }
 

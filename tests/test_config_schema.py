@@ -1,0 +1,103 @@
+"""The config schema's defaults: Snakemake's validate fills them in, nested sections included."""
+
+from __future__ import annotations
+
+import copy
+
+import yaml
+from conftest import REPO
+from snakemake.utils import validate
+
+SCHEMA = str(REPO / "config" / "schemas" / "config.schema.yaml")
+
+# Every required key, nothing else.
+MINIMAL = {
+    "registry": "config/models.yaml",
+    "results": "results",
+    "decoding": {"temperature": 0.0, "seed": 0, "max_tokens": 64},
+    "inference": {
+        "concurrency": 1,
+        "request_timeout_s": 60,
+        "max_retries": 1,
+        "server_start_timeout_s": 60,
+    },
+    "novbench": {
+        "datasets": {},
+        "models": [],
+        "strategies": ["zero"],
+        "perturbations": ["none"],
+        "paraphrase_model": "smollm2-135m",
+        "seed": 0,
+        "few_shot_examples": 1,
+        "keep_fraction": 0.8,
+        "scoring": {
+            "relevance_encoder": "all-minilm-l6-v2",
+            "coverage_encoder": "all-minilm-l6-v2",
+            "fluency_lm": "smollm2-135m",
+            "coverage_threshold": 0.7,
+        },
+    },
+    "judges": {
+        "datasets": {},
+        "models": [],
+        "changes": [],
+        "calls": {"pointwise": 1, "pairwise_per_order": 1},
+        "max_tokens": 96,
+        "structured_output": True,
+        "reasoning_chars": None,
+        "bootstrap": {"resamples": 100, "seed": 0},
+    },
+}
+
+
+def validated(config: dict) -> dict:
+    config = copy.deepcopy(config)
+    validate(config, SCHEMA)
+    return config
+
+
+def test_defaults_fill_a_minimal_config():
+    config = validated(MINIMAL)
+    assert config["decoding"]["mode"] == "greedy"
+    assert config["inference"]["failure_budget"] == 0
+    assert config["novbench"]["prompts"] == "builtin"
+    assert config["upstream"] == {"novbench": None, "judges": None}
+    assert config["plan"] == {}
+    judges = config["judges"]
+    assert {key: judges[key] for key in judges if key not in MINIMAL["judges"]} == {
+        "prompts": "builtin",
+        "calls_by_change": {},
+        "blocklist": False,
+        "no_aggregation": "first_call",
+        "even_split": "tie",
+        "all_failed": "tie",
+        "cost": "all_calls",
+        "plan_model": None,
+        "plan_max_tokens": 192,
+        "retrieval": {"corpus": None, "top_k": 5, "encoder": "all-minilm-l6-v2"},
+        "generation": {
+            "generators": [],
+            "base_setup": "human-only",
+            "max_tokens": 320,
+            "comparisons": [],
+        },
+        "motivation": {"changes": ["P3", "P4"]},
+    }
+    assert judges["bootstrap"] == {"resamples": 100, "seed": 0, "method": "percentile"}
+
+
+def test_given_values_win_and_a_partial_section_gets_the_rest():
+    config = copy.deepcopy(MINIMAL)
+    config["judges"] |= {"plan_model": "smollm2-135m", "retrieval": {"corpus": "c.yaml"}}
+    config["judges"]["generation"] = {"generators": ["smollm2-135m"]}
+    judges = validated(config)["judges"]
+    assert judges["plan_max_tokens"] == 192  # a plan model without a budget of its own
+    assert judges["retrieval"] == {"corpus": "c.yaml", "top_k": 5, "encoder": "all-minilm-l6-v2"}
+    assert judges["generation"]["generators"] == ["smollm2-135m"]
+    assert judges["generation"]["base_setup"] == "human-only"
+
+
+def test_the_default_config_keeps_its_values():
+    config = validated(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
+    assert config["judges"]["motivation"] == {"model": "smollm2-135m", "changes": ["P3", "P4"]}
+    assert config["judges"]["retrieval"]["corpus"] == "data/sample/judges/corpus.yaml"
