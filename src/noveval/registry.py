@@ -63,7 +63,6 @@ class ModelSpec:
     accepts_seed: bool = True
     structured_output: bool = True  # takes a JSON schema for its output
     effort_levels: tuple[str, ...] = ()  # reasoning efforts it honours (none: it takes no effort)
-    served_name: str | None = None
     price_per_million: dict = field(default_factory=lambda: {"input": 0.0, "output": 0.0})
     throughput_tokens_per_s: float | None = None
     extra_server_args: tuple[str, ...] = ()
