@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 
+from noveval.files import write_bytes
 from noveval.registry import ModelSpec, Registry
 
 log = logging.getLogger(__name__)
@@ -215,10 +216,7 @@ def download(
         "bytes": sum(sizes[path] for path in files),
         "added_bytes": added,  # 0: every file was in the cache already
     }
-    Path(manifest).parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(f"{manifest}.partial")
-    partial.write_text(json.dumps(record, indent=2) + "\n")
-    partial.replace(manifest)
+    write_bytes((json.dumps(record, indent=2) + "\n").encode("utf-8"), manifest)
     return record
 
 
