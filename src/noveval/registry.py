@@ -49,7 +49,6 @@ class ModelSpec:
     engine: str
     reference: str
     context_length: int
-    size_class: str = "unknown"
     gpus: int = 0
     gpu_model: str | None = None
     base_url: str | None = None
