@@ -1,0 +1,1 @@
+noveval.post-deploy.sh
