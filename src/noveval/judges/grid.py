@@ -247,9 +247,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         if release.is_declaration(entry)
     }
     generation = section["generation"]
-    comparisons = tuple(
-        (pair["stronger"], pair["weaker"]) for pair in generation["comparisons"]
-    )
+    comparisons = tuple((pair["stronger"], pair["weaker"]) for pair in generation["comparisons"])
     for name in [*generation["generators"], *(m for pair in comparisons for m in pair)]:
         registry.model(name)
         if VERSUS in name:
