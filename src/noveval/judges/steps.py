@@ -218,7 +218,7 @@ def verdicts(
     responses_cell: str,
     cell: dict,
     verdicts_path: str,
-    protocol: dict | None = None,
+    protocol: dict,
 ) -> None:
     """Responses of one cell → aggregated verdict per instance (and run).
 
@@ -227,7 +227,6 @@ def verdicts(
     their metrics is reported); it costs no call of its own. ``protocol`` also holds the verdict
     format (``prompts``) and the tie rules (``even_split``, ``all_failed``).
     """
-    protocol = protocol or {}
     table = instances.read_instances(instances_path)
     format = table["format"].iloc[0]
     responses = read_responses(responses_path, responses_cell)
@@ -257,7 +256,7 @@ def metrics(
     bootstrap: dict,
     parquet_path: str,
     csv_path: str,
-    cost: str = "all_calls",
+    cost: str,
 ) -> None:
     """One metrics row per judge × setup × change of one format (``cost``: its basis)."""
     frame = read_tables(verdicts_paths)
