@@ -169,3 +169,33 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
     local = pd.read_csv(local_results / "novbench" / "tiny" / "table.csv")
     pd.testing.assert_frame_equal(on_slurm, local)
     assert list(on_slurm["model"]) == ["human", GPU_MODEL] and (on_slurm["n_papers"] == 1).all()
+
+
+def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm_cluster):
+    """`snakemake preflight` against the cluster: the CI site file's partitions and GPU type
+    are SLURM's, the driver check reaches a GPU node (which has no nvidia-smi), a key is unset."""
+    overlay = write_yaml(
+        tmp_path / "preflight.yaml",
+        {
+            "registry": str(gpu_registry(tmp_path)),
+            "results": str(tmp_path / "results"),
+            "novbench": {"models": [GPU_MODEL, "gpt-4o"], "strategies": ["zero"]},
+        },
+    )
+    env = snakemake_env(**slurm_cluster, NOVEVAL_SLURM_SITE=str(SCRIPTS / "ci-site.yaml"))
+    env.pop("OPENAI_API_KEY", None)
+    configs = ["--configfile", "config/config.yaml", str(overlay)]
+    run = run_snakemake("preflight", "--profile", "profiles/slurm", *configs, check=False, env=env)
+
+    assert run.returncode != 0
+    lines = [line for line in run.stdout.splitlines() if re.match(r"(OK|FAIL|SKIP) ", line)]
+    assert lines[:3] == [
+        f"OK    site file: {SCRIPTS / 'ci-site.yaml'} (2 partitions)",
+        "OK    partitions: cpu, gpu known to SLURM",
+        "OK    GPU types: grid needs a100; SLURM offers them",
+    ]
+    assert lines[3].startswith(f"OK    weights cache: {tmp_path / 'results' / 'weights' / 'hub'}")
+    assert lines[4] == "FAIL  key OPENAI_API_KEY: not set, for gpt-4o"
+    assert lines[5].startswith("FAIL  NVIDIA driver: a node of partition gpu: ")
+    assert "nvidia-smi" in lines[5] and len(lines) == 6
+    assert "pre-flight: 2 failed (key OPENAI_API_KEY, NVIDIA driver)" in run.stderr

@@ -76,6 +76,7 @@ class ModelSpec:
     # Weights of vLLM models (rule weights): the hub commit to download, and its size for the plan.
     revision: str | None = None
     download_gb: float | None = None
+    gated: bool = False  # the hub asks for a token with the licence accepted (preflight checks it)
 
     @property
     def token_field(self) -> str:

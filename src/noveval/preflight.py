@@ -1,0 +1,300 @@
+"""Pre-flight checks of a cluster run: ``snakemake preflight --profile profiles/slurm ...``.
+
+Run on the login node before the grid, it checks what a run needs and cannot fix itself: the
+site file, the site's partitions and GPU types as SLURM knows them, the weights cache (writable,
+with room for the weights not downloaded yet), a Hugging Face token with access to each gated
+model, each API key, and the NVIDIA driver of the GPU nodes. It prints one line per check and
+fails after the last one when any failed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from noveval.cluster import gpu_model, gpus
+from noveval.registry import Registry
+from noveval.weights import (
+    DEFAULT_SITE_FILE,
+    SITE_FILE_VARIABLE,
+    cache_dir,
+    manifest_path,
+    needs_weights,
+)
+
+# vLLM 0.33.0 (envs/inference-vllm.yaml) runs torch 2.14.0 built on CUDA 13.0, which needs an
+# NVIDIA driver of the R580 branch or newer: 580.65.06 is CUDA 13.0's minimum.
+MIN_DRIVER = "580.65.06"
+COMMAND_TIMEOUT_S = 120
+MAX_DETAIL = 300  # characters of a failed command's message in its check's line
+GPU_WAIT_S = 60  # how long the driver check waits for a GPU node (srun --immediate)
+
+
+class PreflightError(RuntimeError):
+    """At least one pre-flight check failed."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report: ``ok`` True (OK), False (FAIL) or None (SKIP: not needed)."""
+
+    name: str
+    ok: bool | None
+    detail: str
+
+    def line(self) -> str:
+        status = {True: "OK", False: "FAIL", None: "SKIP"}[self.ok]
+        return f"{status:<4}  {self.name}: {self.detail}"
+
+
+def run_command(command: list[str], timeout_s: float = COMMAND_TIMEOUT_S) -> tuple[bool, str]:
+    """Run ``command``: whether it succeeded, and its output (or why it failed)."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+    except FileNotFoundError:
+        return False, f"{command[0]} not found"
+    except subprocess.TimeoutExpired:
+        return False, f"{' '.join(command)} gave no answer in {timeout_s:.0f} s"
+    if done.returncode != 0:
+        said = " | ".join((done.stderr or done.stdout).split("\n")).strip(" |")
+        return False, said[:MAX_DETAIL] or f"exit status {done.returncode}"
+    return True, done.stdout
+
+
+def site_file_check(path: str | Path) -> tuple[Check, dict]:
+    """The site file: readable YAML with a ``partitions`` table (and its settings)."""
+    try:
+        site = yaml.safe_load(Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as error:
+        return Check("site file", False, f"{path}: {error}"), {}
+    if not isinstance(site, dict) or not isinstance(site.get("partitions"), dict):
+        return Check("site file", False, f"{path}: no `partitions` table"), {}
+    return Check("site file", True, f"{path} ({len(site['partitions'])} partitions)"), site
+
+
+def gres_types(gres: str) -> set[str]:
+    """GPU types of a SLURM GRES string (``gpu:a100:2(S:0),gpu:h100:4`` -> {a100, h100})."""
+    return {match for match in re.findall(r"gpu:([^:,()\s]+):\d+", gres)}
+
+
+def slurm_partitions(sinfo_output: str) -> dict[str, set[str]]:
+    """Partitions and their GPU types from ``sinfo --noheader --format='%R %G'``."""
+    partitions: dict[str, set[str]] = {}
+    for line in sinfo_output.splitlines():
+        if line.strip():
+            name, _, gres = line.strip().partition(" ")
+            partitions.setdefault(name, set()).update(gres_types(gres))
+    return partitions
+
+
+def partition_checks(site: dict, known: dict[str, set[str]], needed_gpu_types: set[str]) -> list:
+    """The site's partitions exist in SLURM, offer the GPU types the site file claims, and
+    between them offer every GPU type the grid's jobs ask for."""
+    partitions = site.get("partitions") or {}
+    missing = sorted(set(partitions) - set(known))
+    names = Check(
+        "partitions",
+        not missing,
+        f"not known to SLURM: {', '.join(missing)} (it has: {', '.join(sorted(known))})"
+        if missing
+        else f"{', '.join(sorted(partitions))} known to SLURM",
+    )
+    problems = []
+    for name, settings in sorted(partitions.items()):
+        claimed = set((settings or {}).get("available_gpu_models") or ())
+        if name in known and claimed - known[name]:
+            problems.append(
+                f"{name} offers {', '.join(sorted(known[name])) or 'no GPU'} in SLURM, not "
+                f"{', '.join(sorted(claimed - known[name]))}"
+            )
+    offered = {
+        gpu
+        for settings in partitions.values()
+        for gpu in (settings or {}).get("available_gpu_models") or ()
+    }
+    if needed_gpu_types - offered:
+        problems.append(
+            f"no partition of the site file offers {', '.join(sorted(needed_gpu_types - offered))}"
+            " (asked for by the grid's models)"
+        )
+    needed = ", ".join(sorted(needed_gpu_types)) or "none"
+    types = Check(
+        "GPU types",
+        not problems,
+        "; ".join(problems) if problems else f"grid needs {needed}; SLURM offers them",
+    )
+    return [names, types]
+
+
+def weights_cache_check(cache: Path, missing_gb: float) -> Check:
+    """The cache is writable (or can be created) and its file system has room for the weights
+    that are not downloaded yet."""
+    existing = next(path for path in (cache, *cache.parents) if path.exists())
+    try:
+        existing.joinpath(f".preflight-{uuid.uuid4().hex}").touch()
+    except OSError as error:
+        return Check("weights cache", False, f"{cache}: not writable ({error.strerror})")
+    for probe in existing.glob(".preflight-*"):
+        probe.unlink(missing_ok=True)
+    free_gb = shutil.disk_usage(existing).free / 1e9
+    detail = f"{cache}: {free_gb:,.0f} GB free, {missing_gb:,.1f} GB of weights to download"
+    return Check("weights cache", free_gb >= missing_gb, detail)
+
+
+def hub_token(env: Mapping[str, str]) -> str | None:
+    """The Hugging Face token: HF_TOKEN, else the file `hf auth login` writes."""
+    if env.get("HF_TOKEN"):
+        return env["HF_TOKEN"]
+    home = Path(env.get("HF_HOME") or Path.home() / ".cache" / "huggingface")
+    token_file = Path(env.get("HF_TOKEN_PATH") or home / "token")
+    if not token_file.is_file():
+        return None
+    return token_file.read_text().strip() or None
+
+
+def gated_check(model: str, repo_id: str, token: str | None) -> Check:
+    """A gated model: a token, and the hub's word that it grants access (licence accepted)."""
+    name = f"access {model}"
+    if not token:
+        return Check(
+            name, False, f"{repo_id} is gated: no Hugging Face token (HF_TOKEN or `hf auth login`)"
+        )
+    from huggingface_hub import auth_check
+    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError
+
+    try:
+        auth_check(repo_id, token=token)
+    except GatedRepoError:
+        return Check(name, False, f"{repo_id}: the token has no access; accept the licence")
+    except (HfHubHTTPError, OSError) as error:
+        return Check(name, False, f"{repo_id}: the hub did not confirm access ({error})")
+    return Check(name, True, f"{repo_id}: the token has access")
+
+
+def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, str]) -> list:
+    """One line per key variable of the grid's hosted models."""
+    users: dict[str, list[str]] = {}
+    for name in sorted(models):
+        spec = registry.model(name)
+        if spec.engine == "api":
+            users.setdefault(spec.api_key_env, []).append(name)
+    return [
+        Check(
+            f"key {variable}",
+            bool(env.get(variable)),
+            f"{'set' if env.get(variable) else 'not set'}, for {', '.join(names)}",
+        )
+        for variable, names in sorted(users.items())
+    ]
+
+
+def driver_check(nvidia_smi_output: str, where: str) -> Check:
+    """The lowest driver version that ``nvidia-smi --query-gpu=driver_version`` reports."""
+    versions = [line.strip() for line in nvidia_smi_output.splitlines() if line.strip()]
+    if not versions:
+        return Check("NVIDIA driver", False, f"{where}: nvidia-smi reported no GPU")
+    lowest = min(versions, key=_version)
+    ok = _version(lowest) >= _version(MIN_DRIVER)
+    need = f"vLLM's CUDA 13.0 needs >= {MIN_DRIVER}"
+    return Check("NVIDIA driver", ok, f"{lowest} on {where} ({need})")
+
+
+def gpu_driver_check(gpu_partition: str) -> Check:
+    """The driver of a GPU node: nvidia-smi here when this host has it, else in a one-GPU job
+    step on the partition (``srun``), waiting at most GPU_WAIT_S for a node."""
+    query = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]
+    if shutil.which("nvidia-smi"):
+        ok, output = run_command(query)
+        where = "this host"
+    else:
+        step = ["srun", f"--partition={gpu_partition}", "--gres=gpu:1", "--ntasks=1"]
+        ok, output = run_command([*step, "--time=2", f"--immediate={GPU_WAIT_S}", *query])
+        where = f"a node of partition {gpu_partition}"
+    return (
+        driver_check(output, where) if ok else Check("NVIDIA driver", False, f"{where}: {output}")
+    )
+
+
+def site_file_path(env: Mapping[str, str]) -> str:
+    """The site file the SLURM profile reads."""
+    return env.get(SITE_FILE_VARIABLE) or DEFAULT_SITE_FILE
+
+
+def checks(
+    config: dict, registry: Registry, models: Iterable[str], env: Mapping[str, str]
+) -> list[Check]:
+    """Every check of the grid's ``models`` (the registry's names) under ``config``."""
+    models = sorted(models)
+    specs = [registry.model(name) for name in models]
+    site_path = site_file_path(env)
+    site_line, site = site_file_check(site_path)
+    found = [site_line]
+
+    ok, output = run_command(["sinfo", "--noheader", "--format=%R %G"])
+    needed_gpu_types = {gpu_model(spec) for spec in specs if gpus(spec) and gpu_model(spec)}
+    if ok:
+        found += partition_checks(site, slurm_partitions(output), needed_gpu_types)
+    else:
+        found.append(Check("partitions", False, f"sinfo failed: {output}"))
+
+    served = [spec for spec in specs if needs_weights(spec)]
+    results = config["results"]
+    missing_gb = sum(
+        spec.download_gb or 0
+        for spec in served
+        if not Path(manifest_path(results, spec.name)).exists()
+    )
+    cache = cache_dir(results, site_path)
+    found.append(weights_cache_check(cache, missing_gb))
+    unsized = [spec.name for spec in served if spec.download_gb is None]
+    if unsized:
+        found.append(Check("weights sizes", False, f"no download_gb: {', '.join(unsized)}"))
+
+    token = hub_token(env)
+    found += [gated_check(spec.name, spec.reference, token) for spec in specs if spec.gated]
+    found += api_key_checks(registry, models, env)
+
+    partition = driver_partition(site, specs)
+    if not any(gpus(spec) for spec in specs):
+        found.append(Check("NVIDIA driver", None, "no GPU job in the grid"))
+    elif partition is None:
+        found.append(Check("NVIDIA driver", False, "no GPU partition in the site file"))
+    else:
+        found.append(gpu_driver_check(partition))
+    return found
+
+
+def driver_partition(site: dict, specs: list) -> str | None:
+    """A partition that runs the grid's GPU jobs (None: no partition of the site file does)."""
+    needed = {gpu_model(spec) for spec in specs if gpus(spec)}
+    offering = [
+        name
+        for name, settings in sorted((site.get("partitions") or {}).items())
+        if (settings or {}).get("max_gpu")
+        and (needed & set((settings or {}).get("available_gpu_models") or ()) or "" in needed)
+    ]
+    return offering[0] if offering else None
+
+
+def preflight(config: dict, registry: Registry, models: Iterable[str]) -> None:
+    """Rule preflight: print every check, then fail when any failed."""
+    found = checks(config, registry, models, os.environ)
+    print("\n".join(check.line() for check in found), flush=True)
+    failed = [check.name for check in found if check.ok is False]
+    if failed:
+        print(f"pre-flight: {len(failed)} failed ({', '.join(failed)})", file=sys.stderr)
+        raise PreflightError(f"{len(failed)} pre-flight checks failed: {', '.join(failed)}")
+    print(f"pre-flight: all {len(found)} checks passed", flush=True)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text))
