@@ -69,7 +69,6 @@ include: "rules/judges_report.smk"
 include: "rules/plan.smk"
 include: "rules/reproduction.smk"
 include: "rules/preflight.smk"
-include: "rules/preflight.smk"
 
 
 rule novbench:
