@@ -5,8 +5,18 @@ rule plan:
     input:
         config.get("plan", {}).get("sample", "data/sample/novbench_sample.json"),
     output:
-        csv=f"{RESULTS}/plan/compute_plan.csv",
-        markdown=f"{RESULTS}/plan/compute_plan.md",
+        csv=report(
+            f"{RESULTS}/plan/compute_plan.csv",
+            caption="../report/compute_plan.rst",
+            category="Compute plan",
+            labels={"result": "compute plan", "file": "CSV"},
+        ),
+        markdown=report(
+            f"{RESULTS}/plan/compute_plan.md",
+            caption="../report/compute_plan.rst",
+            category="Compute plan",
+            labels={"result": "compute plan", "file": "Markdown"},
+        ),
     log:
         f"{LOGS}/plan.log",
     localrule: True

@@ -11,8 +11,18 @@ rule reproduction_report:
             )
         ),
     output:
-        csv=f"{RESULTS}/reproduction/report.csv",
-        markdown=f"{RESULTS}/reproduction/report.md",
+        csv=report(
+            f"{RESULTS}/reproduction/report.csv",
+            caption="../report/reproduction.rst",
+            category="Reproduction",
+            labels={"result": "reproduction report", "file": "CSV"},
+        ),
+        markdown=report(
+            f"{RESULTS}/reproduction/report.md",
+            caption="../report/reproduction.rst",
+            category="Reproduction",
+            labels={"result": "reproduction report", "file": "Markdown"},
+        ),
     log:
         f"{LOGS}/reproduction/report.log",
     conda:
