@@ -1,4 +1,4 @@
-from noveval.provenance import code_version
+from noveval.provenance import code_version, config_slice
 from noveval.wildcards import constraints
 
 

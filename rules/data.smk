@@ -42,6 +42,6 @@ rule upstream_file:
     conda:
         "../envs/noveval.yaml"
     params:
-        mirror=lambda wildcards: config.get("upstream", {}).get(wildcards.study),
+        mirror=lambda wildcards: config["upstream"][wildcards.study],
     script:
         "../scripts/upstream_file.py"

@@ -5,10 +5,10 @@ from noveval.judges import authors as judge_authors
 JUDGE_UPSTREAM = f"{RESULTS}/downloads/upstream/judges"
 JUDGE_BLOCKLIST = (
     [f"{JUDGE_UPSTREAM}/{judge_authors.BLOCKLIST}"]
-    if config["judges"].get("blocklist")
+    if config["judges"]["blocklist"]
     else []
 )
-JUDGE_RETRIEVAL = config["judges"].get("retrieval") or {}
+JUDGE_RETRIEVAL = config["judges"]["retrieval"]
 
 
 rule judges_instances:
@@ -96,7 +96,7 @@ rule judges_plan_instances:
 rule judges_related:
     input:
         instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
-        corpus=JUDGE_RETRIEVAL.get("corpus") or [],
+        corpus=JUDGE_RETRIEVAL["corpus"] or [],
     output:
         f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/related.parquet",
     log:
@@ -106,12 +106,8 @@ rule judges_related:
     params:
         code=code_version("noveval.judges.retrieval", step="noveval.judges.steps"),
         registry=config["registry"],
-        encoder=JUDGE_RETRIEVAL.get("encoder"),
-        encoder_reference=(
-            REGISTRY.encoder(JUDGE_RETRIEVAL["encoder"])
-            if JUDGE_RETRIEVAL.get("encoder")
-            else None
-        ),
-        top_k=JUDGE_RETRIEVAL.get("top_k"),
+        encoder=JUDGE_RETRIEVAL["encoder"],
+        encoder_reference=REGISTRY.encoder(JUDGE_RETRIEVAL["encoder"]),
+        top_k=JUDGE_RETRIEVAL["top_k"],
     script:
         "../scripts/judges_related.py"

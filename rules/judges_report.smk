@@ -1,12 +1,4 @@
 # The judge track's tables and figures, from the metrics alone.
-def judge_metrics(wildcards):
-    """The metrics tables of every format a dataset's cells have."""
-    return expand(
-        f"{RESULTS}/judges/{wildcards.dataset}/{{format}}/metrics.parquet",
-        format=JUDGES.formats(wildcards.dataset),
-    )
-
-
 rule judges_tables:
     input:
         f"{RESULTS}/judges/{{dataset}}/{{format}}/metrics.parquet",
@@ -35,7 +27,7 @@ rule judges_tables:
 
 rule judges_cost_quality:
     input:
-        metrics=judge_metrics,
+        metrics=lambda wildcards: JUDGES.metrics_paths(RESULTS, wildcards.dataset),
     output:
         report(
             f"{RESULTS}/judges/{{dataset}}/cost_quality.png",
@@ -89,7 +81,7 @@ rule judges_motivation:
 
 rule judges_d_minus_sources:
     input:
-        metrics=judge_metrics,
+        metrics=lambda wildcards: JUDGES.metrics_paths(RESULTS, wildcards.dataset),
     output:
         report(
             f"{RESULTS}/judges/{{dataset}}/d_minus_sources.png",

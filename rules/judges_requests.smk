@@ -1,9 +1,4 @@
 # The judge track's requests: generated ideas, plan rewrites and the judge calls of each cell.
-def judge_settings(*keys):
-    """The part of the judges config a requests step reads (a param: it reruns on change)."""
-    return {key: value for key, value in config["judges"].items() if key in keys}
-
-
 rule judges_generation_requests:
     input:
         f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
@@ -21,7 +16,7 @@ rule judges_generation_requests:
         ),
         registry=config["registry"],
         decoding=config["decoding"],
-        max_tokens=config["judges"].get("generation", {}).get("max_tokens"),
+        max_tokens=config["judges"]["generation"]["max_tokens"],
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/judges_generation_requests.py"
@@ -44,7 +39,7 @@ rule judges_plan_requests:
         ),
         registry=config["registry"],
         decoding=config["decoding"],
-        settings=judge_settings("plan_max_tokens", "structured_output"),
+        settings=config_slice(config["judges"], "plan_max_tokens", "structured_output"),
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/judges_plan_requests.py"
@@ -55,7 +50,7 @@ rule judges_requests:
         unpack(lambda wildcards: JUDGES.request_inputs(RESULTS, wildcards)),
         upstream=(
             [f"{JUDGE_UPSTREAM}/{path}" for path in judge_authors.FILES]
-            if config["judges"].get("prompts") == "authors"
+            if config["judges"]["prompts"] == "authors"
             else []
         ),
     output:
@@ -73,7 +68,8 @@ rule judges_requests:
         ),
         registry=config["registry"],
         decoding=config["decoding"],
-        settings=judge_settings(
+        settings=config_slice(
+            config["judges"],
             "max_tokens",
             "calls",
             "calls_by_change",

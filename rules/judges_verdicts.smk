@@ -16,11 +16,9 @@ rule judges_verdicts:
             step="noveval.judges.steps",
         ),
         cell=JUDGES.response_cell,
-        protocol={
-            key: value
-            for key, value in config["judges"].items()
-            if key in ("prompts", "no_aggregation", "even_split", "all_failed")
-        },
+        protocol=config_slice(
+            config["judges"], "prompts", "no_aggregation", "even_split", "all_failed"
+        ),
     script:
         "../scripts/judges_verdicts.py"
 
@@ -55,6 +53,6 @@ rule judges_metrics:
             step="noveval.judges.steps",
         ),
         bootstrap=config["judges"]["bootstrap"],
-        cost=config["judges"].get("cost", "all_calls"),
+        cost=config["judges"]["cost"],
     script:
         "../scripts/judges_metrics.py"

@@ -1,9 +1,15 @@
-from noveval.plan import grid_cells
+from noveval.plan import PlanSettings, grid_cells
+
+PLAN_SETTINGS = PlanSettings.from_config(config)
 
 
+# The plan renders prompts from the releases already on disk (inputs: a finished download
+# reruns it) and stands in for the others with the shipped sample.
 rule plan:
     input:
-        config.get("plan", {}).get("sample", "data/sample/novbench_sample.json"),
+        PLAN_SETTINGS.sample,
+        datasets=NOVBENCH.on_disk(),
+        judge_files=JUDGES.on_disk(),
     output:
         csv=report(
             f"{RESULTS}/plan/compute_plan.csv",
@@ -29,7 +35,7 @@ rule plan:
         novbench=config["novbench"],
         decoding=config["decoding"],
         inference=config["inference"],
-        plan=config.get("plan", {}),
+        plan=config["plan"],
         registry=config["registry"],
         downloads=f"{RESULTS}/downloads/novbench",
         judge_cells=grid_cells(JUDGES),
@@ -40,6 +46,6 @@ rule plan:
             for file in files
         },
         judges=config["judges"],
-        upstream_root=config.get("upstream", {}).get("judges") or JUDGE_UPSTREAM,
+        upstream_root=config["upstream"]["judges"] or JUDGE_UPSTREAM,
     script:
         "../scripts/plan.py"

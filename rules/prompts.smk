@@ -88,7 +88,7 @@ rule novbench_requests:
             upstream_inputs(
                 RESULTS, REGISTRY.model(wildcards.model), wildcards.strategy
             )
-            if config["novbench"].get("prompts") == "authors"
+            if config["novbench"]["prompts"] == "authors"
             else []
         ),
     output:
@@ -105,11 +105,9 @@ rule novbench_requests:
         ),
         registry=config["registry"],
         decoding=config["decoding"],
-        settings={
-            key: value
-            for key, value in config["novbench"].items()
-            if key in ("prompts", "few_shot_examples", "seed")
-        },
+        settings=config_slice(
+            config["novbench"], "prompts", "few_shot_examples", "seed"
+        ),
         upstream_root=f"{RESULTS}/downloads/upstream/novbench",
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:

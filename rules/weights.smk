@@ -16,6 +16,6 @@ rule weights:
         reference=lambda wildcards: downloadable(REGISTRY, wildcards.model).reference,
         revision=lambda wildcards: downloadable(REGISTRY, wildcards.model).revision,
         cache=str(cache_dir(RESULTS)),
-        allow_unpinned=config.get("weights", {}).get("allow_unpinned", False),
+        allow_unpinned=config["weights"]["allow_unpinned"],
     script:
         "../scripts/weights_download.py"

@@ -8,6 +8,7 @@ import math
 import re
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -102,13 +103,17 @@ def test_slurm_resources_follow_the_allocation(tmp_path):
         for i in range(40)
     ]  # fmt: skip
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests)
-    minutes = resources["runtime"](Wildcards, [str(requests)])
+    other_cell = tmp_path / "other-cell.parquet"
+    write_table(pd.DataFrame(rows[:20], columns=REQUEST_COLUMNS), other_cell)
+    batch = SimpleNamespace(requests=[str(requests), str(other_cell)], weights=[])
+    minutes = resources["runtime"](Wildcards, batch)  # one job answers both cells' 60 calls
     settings = PlanSettings()
-    assert minutes == runtime_minutes(spec, 40, 4096, 16, settings)
-    hours = 5 / 60 + 40 * 1700 / 100 / 3600  # start + 40 calls x 1,700 tokens at 100 tokens/s
+    assert minutes == runtime_minutes(spec, 60, 4096, 16, settings)
+    hours = 5 / 60 + 60 * 1700 / 100 / 3600  # start + 60 calls x 1,700 tokens at 100 tokens/s
     assert minutes == math.ceil(1.5 * hours * 60 + 10)
     with pytest.raises(FileNotFoundError) as missing:
-        resources["runtime"](Wildcards, [str(tmp_path / "later.parquet")])
+        later = SimpleNamespace(requests=[str(tmp_path / "later.parquet")], weights=[])
+        resources["runtime"](Wildcards, later)
     assert missing.value.filename == str(tmp_path / "later.parquet")
 
     Wildcards.model = "gpt-4o"

@@ -1,4 +1,5 @@
-"""The version of the package code a workflow step runs, as a param of its rule.
+"""What a workflow step's output depends on besides its inputs, as params of its rule: the
+slice of the config it reads, and the version of the package code it runs.
 
 Snakemake cannot see the package behind a rule's ``script:``. Each rule therefore names the
 module of the concept it runs; a hash of the contents of its source file, of the package modules
@@ -34,6 +35,15 @@ def code_version(*modules: str, step: str | None = None, data: tuple[str, ...] =
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()[:12]
+
+
+def config_slice(section: dict, *keys: str) -> dict:
+    """The keys of a config section that a step reads: its param, so that only a change of
+    these reruns it."""
+    missing = [key for key in keys if key not in section]
+    if missing:
+        raise KeyError(f"config keys {missing} missing (the schema gives their defaults)")
+    return {key: section[key] for key in keys}
 
 
 @functools.cache

@@ -7,6 +7,7 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from noveval.batches import CELLS, GENERATION, PLAN_REWRITE, responses_path
 from noveval.judges import release
@@ -166,6 +167,23 @@ class JudgesGrid:
     def formats(self, dataset: str) -> list[str]:
         return [
             f for f in FORMATS if any(c.dataset == dataset and c.format == f for c in self.cells)
+        ]
+
+    def on_disk(self) -> list[str]:
+        """The release files already on disk (the compute plan reads them)."""
+        paths = {
+            path
+            for setups in self.datasets.values()
+            for kinds in setups.values()
+            for path in kinds.values()
+        }
+        return sorted(path for path in paths if Path(path).is_file())
+
+    def metrics_paths(self, results: str, dataset: str) -> list[str]:
+        """The metrics tables of every format a dataset's cells have."""
+        return [
+            f"{results}/judges/{dataset}/{format}/metrics.parquet"
+            for format in self.formats(dataset)
         ]
 
     def verdict_paths(self, results: str, dataset: str, format: str) -> list[str]:

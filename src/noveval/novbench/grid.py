@@ -45,6 +45,10 @@ class NovBenchGrid:
             files.update({release.name: release for release in kinds.values()})
         return {name: r for name, r in files.items() if r.url and not r.available}
 
+    def on_disk(self) -> list[str]:
+        """The local paths of the releases already on disk (downloaded or given)."""
+        return [release.path for release in self.releases.values() if release.available]
+
     def release_file(self, name: str) -> ReleaseFile:
         """A dataset's release, or a perturbation release (named ``<dataset>.release_<kind>``)."""
         for kinds in self.perturbation_releases.values():
