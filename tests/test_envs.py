@@ -152,10 +152,7 @@ def test_dry_run_with_sdm_conda_lists_both_environments(tmp_path, tiny_config):
     )
     command = ["-n", "--profile", "profiles/slurm", "--sdm", "conda", "--configfile", str(config)]
     command += ["--conda-prefix", str(tmp_path / "conda")]
-    # Without conda, even the dry run stops: Snakemake asks conda for its platform.
-    without = run_snakemake(*command, check=False)
-    assert without.returncode != 0
-    assert "Is conda installed" in without.stdout + without.stderr
+    # Even a dry run needs conda (Snakemake asks it for its platform): the stand-in answers.
     listed = run_snakemake(*command, env=stand_in_env())
     listed = listed.stdout + listed.stderr
     for env_file in ("envs/noveval.yaml", "envs/inference-vllm.yaml"):
