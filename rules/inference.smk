@@ -11,7 +11,9 @@ rule infer:
         requests=lambda wildcards: GRIDS[wildcards.track].batch_requests(
             RESULTS, wildcards.dataset, wildcards.model, wildcards.batch
         ),
-        weights=lambda wildcards: weights_inputs(REGISTRY.model(wildcards.model), RESULTS),
+        weights=lambda wildcards: weights_inputs(
+            REGISTRY.model(wildcards.model), RESULTS
+        ),
     output:
         f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/responses/{{batch}}.parquet",
     log:

@@ -1,30 +1,4 @@
-# The judge track's tables and figures, from the metrics alone.
-rule judges_tables:
-    input:
-        f"{RESULTS}/judges/{{dataset}}/{{format}}/metrics.parquet",
-    output:
-        report(
-            f"{RESULTS}/judges/{{dataset}}/{{format}}/tables.md",
-            caption="../report/judges_tables.rst",
-            category="Judges",
-            subcategory="{dataset}",
-            labels={
-                "dataset": "{dataset}",
-                "format": "{format}",
-                "result": "tables",
-                "file": "Markdown",
-            },
-        ),
-    log:
-        f"{LOGS}/judges/{{dataset}}/{{format}}/tables.log",
-    conda:
-        "../envs/noveval.yaml"
-    params:
-        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
-    script:
-        "../scripts/judges_tables.py"
-
-
+# The judge track's figures, from the metrics alone.
 rule judges_cost_quality:
     input:
         metrics=lambda wildcards: JUDGES.metrics_paths(RESULTS, wildcards.dataset),
@@ -103,29 +77,3 @@ rule judges_d_minus_sources:
         code=code_version("noveval.judges.figures", step="noveval.judges.steps"),
     script:
         "../scripts/judges_d_minus_sources.py"
-
-
-rule judges_ideation:
-    input:
-        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
-    output:
-        report(
-            f"{RESULTS}/judges/{{dataset}}/ideation.md",
-            caption="../report/judges_ideation.rst",
-            category="Judges",
-            subcategory="{dataset}",
-            labels={
-                "dataset": "{dataset}",
-                "format": "pairwise",
-                "result": "ideation comparison",
-                "file": "Markdown",
-            },
-        ),
-    log:
-        f"{LOGS}/judges/{{dataset}}/ideation.log",
-    conda:
-        "../envs/noveval.yaml"
-    params:
-        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
-    script:
-        "../scripts/judges_ideation.py"
