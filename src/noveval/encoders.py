@@ -19,6 +19,11 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def use_threads(count: int) -> None:
+    """Run torch on ``count`` CPU threads (the job's CPUs, not every core of the node)."""
+    torch.set_num_threads(max(1, count))
+
+
 def unique_texts(texts: list[str]) -> list[str]:
     """Texts in first-seen order, each once."""
     return list(dict.fromkeys(texts))
@@ -111,9 +116,13 @@ class PerplexityScorer:
             result.update(zip(batch, np.exp(nlls).tolist(), strict=True))
         return {text: result[text] for text in unique}
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def mean_nlls(self, sequences: list[list[int]]) -> np.ndarray:
-        """Mean next-token NLL per sequence, right-padded into one batch."""
+        """Mean next-token NLL per sequence, right-padded into one batch.
+
+        The LM head runs only on the positions that predict a token (no padding, no last
+        position): its vocabulary-wide product is the largest single cost of a small LM.
+        """
         width = max(1, *(len(ids) for ids in sequences))
         input_ids = torch.full((len(sequences), width), self.pad_id, dtype=torch.long)
         attention_mask = torch.zeros((len(sequences), width), dtype=torch.long)
@@ -121,13 +130,16 @@ class PerplexityScorer:
             input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
             attention_mask[row, : len(ids)] = 1
         input_ids, attention_mask = input_ids.to(self.device), attention_mask.to(self.device)
-        logits = self.model(input_ids=input_ids, attention_mask=attention_mask).logits
-        predictions = logits[:, :-1].float()
+        hidden = self.model.base_model(
+            input_ids=input_ids, attention_mask=attention_mask
+        ).last_hidden_state
         targets = input_ids[:, 1:]
-        target_mask = attention_mask[:, 1:].float()
-        nll = torch.nn.functional.cross_entropy(
-            predictions.reshape(-1, predictions.size(-1)), targets.reshape(-1), reduction="none"
-        ).view(targets.shape)
-        counts = target_mask.sum(dim=1)
-        means = (nll * target_mask).sum(dim=1) / counts
+        predicting = attention_mask[:, 1:].bool()
+        logits = self.model.get_output_embeddings()(hidden[:, :-1][predicting]).float()
+        nll = torch.zeros(targets.shape, device=self.device)
+        nll[predicting] = torch.nn.functional.cross_entropy(
+            logits, targets[predicting], reduction="none"
+        )
+        counts = predicting.sum(dim=1)
+        means = nll.sum(dim=1) / counts
         return means.masked_fill(counts == 0, float("nan")).cpu().numpy()

@@ -135,6 +135,19 @@ def flatten(column: pd.Series) -> list[str]:
     return [text for texts in column for text in texts]
 
 
+def sentence_texts(
+    papers: pd.DataFrame, parsed: pd.DataFrame
+) -> tuple[list[str], list[str], list[str]]:
+    """The descriptions and gold items of the outputs' papers (each paper once, however many
+    cells answer it), and the outputs' items."""
+    needed = papers_by_id(papers, parsed).loc[parsed["paper_id"].unique()]
+    return (
+        flatten(needed["descriptions"]),
+        flatten(needed["gold_texts"]),
+        flatten(parsed["items_text"]),
+    )
+
+
 class NovBenchScorer:
     """Loads the metric models once and scores many outputs with one pass per model."""
 
@@ -156,10 +169,7 @@ class NovBenchScorer:
 
     def sentence_scores(self, papers: pd.DataFrame, parsed: pd.DataFrame) -> SentenceScores:
         """Embed and perplexity-score every unique sentence the outputs need, once each."""
-        needed = papers_by_id(papers, parsed).loc[parsed["paper_id"].unique()]
-        descriptions = flatten(needed["descriptions"])
-        gold_texts = flatten(needed["gold_texts"])
-        items = flatten(parsed["items_text"])
+        descriptions, gold_texts, items = sentence_texts(papers, parsed)
         if self.coverage_encoder is self.relevance_encoder:
             vectors = self.relevance_encoder.encode(descriptions + gold_texts + items)
             relevance_vectors = coverage_vectors = vectors
