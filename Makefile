@@ -15,12 +15,15 @@ setup: $(SETUP)
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
 # torch is pinned to the CPU build in the 'local' extra; an unpinned torch is a multi-GB CUDA one.
-$(SETUP): pyproject.toml
+# Every dependency the cluster's CPU environment pins (envs/noveval.yaml) is installed at that
+# version, so that the tests run what a cluster gets (tests/test_envs.py checks the pins).
+$(SETUP): pyproject.toml envs/noveval.yaml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	sed -n 's/^ *- \([A-Za-z0-9_.-]*==[^ ]*\)$$/\1/p' envs/noveval.yaml > $(VENV)/pins.txt
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
-		--no-binary llama-cpp-python 'llama-cpp-python[server]==0.3.36'
-	$(BIN)/python -m pip install --quiet -e '.[local,test]'
+		--no-binary llama-cpp-python -c $(VENV)/pins.txt 'llama-cpp-python[server]==0.3.36'
+	$(BIN)/python -m pip install --quiet -c $(VENV)/pins.txt -e '.[local,test]'
 	touch $@
 
 run: $(SETUP)
