@@ -1,9 +1,13 @@
 # Checks before a cluster run, on the login node: snakemake preflight --profile profiles/slurm
 # --configfile ... prints one line per check and fails when any failed (noveval.preflight).
 rule preflight:
+    log:
+        f"{LOGS}/preflight.log",
     retries: 0  # a failed check is for the user to fix, not to retry
     localrule: True
     run:
         from noveval.preflight import preflight
 
-        preflight(config, REGISTRY, NOVBENCH.models_used() | JUDGES.models_used())
+        preflight(
+            config, REGISTRY, NOVBENCH.models_used() | JUDGES.models_used(), log[0]
+        )

@@ -285,15 +285,27 @@ def driver_partition(site: dict, specs: list) -> str | None:
     return offering[0] if offering else None
 
 
-def preflight(config: dict, registry: Registry, models: Iterable[str]) -> None:
-    """Rule preflight: print every check, then fail when any failed."""
+def preflight(
+    config: dict, registry: Registry, models: Iterable[str], log_path: str | Path | None = None
+) -> None:
+    """Rule preflight: print every check (and write them to ``log_path``), then fail when any
+    failed."""
     found = checks(config, registry, models, os.environ)
-    print("\n".join(check.line() for check in found), flush=True)
+    lines = [check.line() for check in found]
+    print("\n".join(lines), flush=True)
     failed = [check.name for check in found if check.ok is False]
+    verdict = (
+        f"pre-flight: {len(failed)} failed ({', '.join(failed)})"
+        if failed
+        else f"pre-flight: all {len(found)} checks passed"
+    )
+    if log_path:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(log_path).write_text("\n".join([*lines, verdict]) + "\n", encoding="utf-8")
     if failed:
-        print(f"pre-flight: {len(failed)} failed ({', '.join(failed)})", file=sys.stderr)
+        print(verdict, file=sys.stderr)
         raise PreflightError(f"{len(failed)} pre-flight checks failed: {', '.join(failed)}")
-    print(f"pre-flight: all {len(found)} checks passed", flush=True)
+    print(verdict, flush=True)
 
 
 def _version(text: str) -> tuple[int, ...]:
