@@ -129,7 +129,7 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
         "papers": logs / "papers.log",
         "inputs": logs / "inputs-none.log",
         "requests": logs / GPU_MODEL / "zero-none" / "requests.log",
-        "infer": logs / GPU_MODEL / "zero-none" / "infer.log",
+        "infer": logs / GPU_MODEL / "cells" / "infer.log",
         "parse": logs / GPU_MODEL / "zero-none" / "parse.log",
         "score": logs / GPU_MODEL / "score.log",
         "human": logs / "human" / "score.log",
