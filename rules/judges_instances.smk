@@ -1,4 +1,4 @@
-# The judge track, first step: instances from the release, generated ideas and plan rewrites.
+# The judge track, first step: instances from the release, generated ideas and rewritten ideas.
 from noveval.judges import authors as judge_authors
 
 # The paper mode: the authors' files (rule upstream_file), their verdict format and tie rules.
@@ -75,22 +75,22 @@ rule judges_ideation_instances:
         "../scripts/judges_ideation_instances.py"
 
 
-rule judges_plan_instances:
+rule judges_rewritten_instances:
     input:
-        unpack(lambda wildcards: JUDGES.plan_source(RESULTS, wildcards)),
+        unpack(lambda wildcards: JUDGES.rewritten_source(RESULTS, wildcards)),
         blocklist=JUDGE_BLOCKLIST,
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-plan.parquet",
+        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-purpose_mechanism.parquet",
     log:
-        f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-plan.log",
+        f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-purpose_mechanism.log",
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.plans", step="noveval.judges.steps"),
-        cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/plan-rewrite",
+        code=code_version("noveval.judges.rewrites", step="noveval.judges.steps"),
+        cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/rewrite",
         upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
     script:
-        "../scripts/judges_plan_instances.py"
+        "../scripts/judges_rewritten_instances.py"
 
 
 rule judges_related:

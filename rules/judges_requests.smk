@@ -1,4 +1,4 @@
-# The judge track's requests: generated ideas, plan rewrites and the judge calls of each cell.
+# The judge track's requests: generated ideas, purpose-mechanism rewrites and each cell's calls.
 rule judges_generation_requests:
     input:
         f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
@@ -22,27 +22,29 @@ rule judges_generation_requests:
         "../scripts/judges_generation_requests.py"
 
 
-rule judges_plan_requests:
+rule judges_rewrite_requests:
     input:
         f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/plan-rewrite/requests.parquet",
+        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/rewrite/requests.parquet",
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/plan-rewrite/requests.log",
+        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/rewrite/requests.log",
     conda:
         "../envs/noveval.yaml"
     params:
         code=code_version(
-            "noveval.judges.plans",
+            "noveval.judges.rewrites",
             step="noveval.judges.steps",
             data=("prompts/judges",),
         ),
         registry=config["registry"],
         decoding=config["decoding"],
-        settings=config_slice(config["judges"], "plan_max_tokens", "structured_output"),
+        settings=config_slice(
+            config["judges"], "rewrite_max_tokens", "structured_output"
+        ),
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
-        "../scripts/judges_plan_requests.py"
+        "../scripts/judges_rewrite_requests.py"
 
 
 rule judges_requests:

@@ -1,4 +1,4 @@
-"""Rules judges_instances and judges_plan_instances: release YAML → instances table."""
+"""Rules judges_instances and judges_rewritten_instances: release YAML → instances table."""
 
 from noveval.judges import steps
 from noveval.logs import log_to

@@ -72,8 +72,8 @@ def test_defaults_fill_a_minimal_config():
         "even_split": "tie",
         "all_failed": "tie",
         "cost": "all_calls",
-        "plan_model": None,
-        "plan_max_tokens": 192,
+        "rewrite_model": None,
+        "rewrite_max_tokens": 192,
         "retrieval": {"corpus": None, "top_k": 5, "encoder": "all-minilm-l6-v2"},
         "generation": {
             "generators": [],
@@ -88,10 +88,10 @@ def test_defaults_fill_a_minimal_config():
 
 def test_given_values_win_and_a_partial_section_gets_the_rest():
     config = copy.deepcopy(MINIMAL)
-    config["judges"] |= {"plan_model": "smollm2-135m", "retrieval": {"corpus": "c.yaml"}}
+    config["judges"] |= {"rewrite_model": "smollm2-135m", "retrieval": {"corpus": "c.yaml"}}
     config["judges"]["generation"] = {"generators": ["smollm2-135m"]}
     judges = validated(config)["judges"]
-    assert judges["plan_max_tokens"] == 192  # a plan model without a budget of its own
+    assert judges["rewrite_max_tokens"] == 192  # a rewrite model without a budget of its own
     assert judges["retrieval"] == {"corpus": "c.yaml", "top_k": 5, "encoder": "all-minilm-l6-v2"}
     assert judges["generation"]["generators"] == ["smollm2-135m"]
     assert judges["generation"]["base_setup"] == "human-only"

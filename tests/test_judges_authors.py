@@ -84,7 +84,7 @@ def expected(upstream):
             constants["NOVELTY_RETRIEVAL_PAIRWISE_TIP"],
         ),
     }
-    for change in ("low_reasoning", "plan"):
+    for change in ("low_reasoning", "purpose_mechanism"):
         templates[change] = templates["reference"]
     short = "ai_researcher_prompts/pairwise_ai_researcher_{}.jinja2"
     for change, name in {"P3": "variation", "P4": "no_review", "P5": "comparative"}.items():
@@ -109,7 +109,7 @@ def spec():
     return load_registry(REPO / "config/models.yaml").model("smollm2-135m")
 
 
-BOTH_FORMATS = ["reference", "P1", "P2", "retrieval", "low_reasoning", "plan"]
+BOTH_FORMATS = ["reference", "P1", "P2", "retrieval", "low_reasoning", "purpose_mechanism"]
 
 
 @pytest.mark.parametrize(

@@ -75,13 +75,14 @@ def test_paper_grid_has_every_backbone_and_change_with_retrieval_left_out(caplog
     grid = judges_grid(config, REGISTRY)  # no file, no network
     per_model = Counter(cell.model for cell in grid.cells)
     # 12 (setup, format) files, 7 of them pairwise: reference, P1, P2, no_aggregation on 12;
-    # P3-P5 on 7; low_reasoning on 12 where the model has 'low'; plan on the 4 with _plan files
+    # P3-P5 on 7; low_reasoning on 12 where the model has 'low'; purpose_mechanism on the 4 with
+    # _plan files
     assert per_model == {m: 85 for m in BACKBONES if m != "claude-sonnet-4-5"} | {
         "claude-sonnet-4-5": 73
     }
     changes = {cell.change for cell in grid.cells}
-    assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "plan",
-                       "no_aggregation"}  # fmt: skip
+    assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning",
+                       "purpose_mechanism", "no_aggregation"}  # fmt: skip
     retrieval = [line for line in grid.omitted if "/retrieval:" in line]
     assert len(retrieval) == 6 * 12 and "no retrieval corpus" in retrieval[0]
     setups = {cell.setup for cell in grid.cells}
@@ -168,14 +169,18 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(tmp_pat
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
     assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 85 + 73)
     for model in BACKBONES:
-        for change in ("reference", "P1", "P2", "P3", "P4", "P5", "plan", "no_aggregation"):
+        for change in (
+            *("reference", "P1", "P2", "P3", "P4", "P5"),
+            *("purpose_mechanism", "no_aggregation"),
+        ):
             assert f"novelty-eval/{model}/pairwise/human-only/{change}/verdicts" in planned
     run_snakemake("--cores", "1", "plan", *configs, env=env)
     table = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
     judges = table[table["track"] == "judges"]
     assert set(judges["model"]) == set(BACKBONES)  # one track: no subtotal, the total last
     assert set(judges[judges["model"] == "gpt-5.4"]["step"]) == {
-        "reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "plan"}  # fmt: skip
+        "reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "purpose_mechanism",
+    }  # fmt: skip
     total = table.iloc[-1]
     assert total["track"] == "total" and total["requests"] == judges["requests"].sum()
     assert total["api_cost_usd"] == pytest.approx(judges["api_cost_usd"].sum(), abs=0.05)

@@ -13,9 +13,9 @@ from conftest import REPO
 from noveval.judges.generation import generated_setup, generation_requests, ideation_setup
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release
-from noveval.judges.plans import apply_plans, plan_requests
 from noveval.judges.prompts import judge_requests, messages, split_item_id
 from noveval.judges.retrieval import load_corpus, top_related
+from noveval.judges.rewrites import apply_rewrites, rewrite_requests
 from noveval.registry import load_registry
 
 SAMPLE = REPO / "data" / "sample" / "judges"
@@ -65,13 +65,13 @@ def test_each_prompt_change_differs_from_the_reference_in_its_one_way():
         messages("pointwise", area, ideas[:1], "P3")
 
 
-def test_plan_rewrites_once_per_idea_and_fall_back_when_unparseable():
+def test_rewrites_once_per_idea_and_fall_back_when_unparseable():
     table = pairs().head(2)
     spec = REGISTRY.model("smollm2-135m")
-    requests = plan_requests(table, spec, DECODING)
+    requests = rewrite_requests(table, spec, DECODING)
     assert len(requests) == 4 and requests["request_id"].is_unique
     ideas = [i for row in table["ideas"] for i in row]
-    again = plan_requests(table.iloc[::-1], spec, DECODING)
+    again = rewrite_requests(table.iloc[::-1], spec, DECODING)
     assert set(again["request_id"]) == set(requests["request_id"])  # same idea, same call
     responses = pd.DataFrame(
         {
@@ -80,9 +80,9 @@ def test_plan_rewrites_once_per_idea_and_fall_back_when_unparseable():
             "error": [None, None, "APITimeoutError", None],
         }
     )
-    planned = apply_plans(table, responses)
-    assert planned["ideas"].iloc[0] == ["Purpose: P\nMechanism: M", ideas[1]]
-    assert planned["ideas"].iloc[1] == ideas[2:4]
+    rewritten = apply_rewrites(table, responses)
+    assert rewritten["ideas"].iloc[0] == ["Purpose: P\nMechanism: M", ideas[1]]
+    assert rewritten["ideas"].iloc[1] == ideas[2:4]
 
 
 def test_related_work_is_the_most_similar_and_never_the_idea_itself():
@@ -102,20 +102,20 @@ def test_grid_filters_and_logs_omitted_cells():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["judges"]["changes"] = [
         *("reference", "P1", "P2", "P3", "P4", "P5"),
-        *("retrieval", "low_reasoning", "plan", "no_aggregation"),
+        *("retrieval", "low_reasoning", "purpose_mechanism", "no_aggregation"),
     ]
     grid = judges_grid(config, REGISTRY)
     changes = {(c.format, c.change) for c in grid.cells}
     assert ("pairwise", "P3") in changes and ("pointwise", "P3") not in changes
     assert ("pointwise", "no_aggregation") in changes
-    assert ("pairwise", "plan") in changes and ("pointwise", "retrieval") in changes
+    assert ("pairwise", "purpose_mechanism") in changes and ("pointwise", "retrieval") in changes
     assert not any(c.change == "low_reasoning" for c in grid.cells)  # SmolLM2: no effort knob
     assert any("exposes no reasoning effort" in line for line in grid.omitted)
     assert grid.models_used() == {"smollm2-135m"}
-    config["judges"]["plan_model"] = None
+    config["judges"]["rewrite_model"] = None
     config["judges"]["retrieval"]["corpus"] = None
     reduced = {c.change for c in judges_grid(config, REGISTRY).cells}
-    assert not reduced & {"plan", "retrieval", "low_reasoning"}
+    assert not reduced & {"purpose_mechanism", "retrieval", "low_reasoning"}
     config["judges"]["generation"]["generators"] = ["smollm2-135m"]
     setups = {c.setup for c in judges_grid(config, REGISTRY).cells}
     assert setups == {"human-only", "human-plus-generated", "generated-smollm2-135m"}

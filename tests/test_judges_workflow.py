@@ -58,16 +58,18 @@ def test_tiny_judge_grid_end_to_end(tmp_path):
     config = judges_config(
         tmp_path,
         tiny_release(tmp_path, pairs=2, ideas=2),
-        changes=["reference", "P3", "retrieval", "plan", "no_aggregation"],
+        changes=["reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"],
         motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
-        plan_max_tokens=128,
+        rewrite_max_tokens=128,
     )
     run_snakemake(*targets(tmp_path), "--cores", "2", "--configfile", config)
     out = tmp_path / "results" / "judges" / "tiny"
     pairwise = pd.read_csv(out / "pairwise" / "metrics.csv")
     pointwise = pd.read_csv(out / "pointwise" / "metrics.csv")
-    assert set(pairwise["change"]) == {"reference", "P3", "retrieval", "plan", "no_aggregation"}
-    assert set(pointwise["change"]) == {"reference", "retrieval", "plan", "no_aggregation"}
+    assert set(pairwise["change"]) == {
+        "reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"}  # fmt: skip
+    assert set(pointwise["change"]) == {
+        "reference", "retrieval", "purpose_mechanism", "no_aggregation"}  # fmt: skip
     assert (pairwise["n_instances"] == 2).all() and (pointwise["n_instances"] == 2).all()
     reference = pairwise.set_index("change").loc["reference"]
     assert reference["n_calls"] == 4 and reference["flip_rate"] == 0
@@ -78,8 +80,10 @@ def test_tiny_judge_grid_end_to_end(tmp_path):
     assert "Tie rate" in (out / "pairwise" / "tables.md").read_text()
     for figure in FIGURES:
         assert (out / figure).stat().st_size > 5_000
-    planned = pd.read_parquet(out / "pairwise" / "human-plus-generated" / "instances-plan.parquet")
-    assert planned["ideas"].map(len).eq(2).all()
+    rewritten = pd.read_parquet(
+        out / "pairwise" / "human-plus-generated" / "instances-purpose_mechanism.parquet"
+    )
+    assert rewritten["ideas"].map(len).eq(2).all()
     related = pd.read_parquet(out / "pairwise" / "human-plus-generated" / "related.parquet")
     assert related["related"].map(lambda blocks: [len(b) for b in blocks] == [5, 5]).all()
     assert not (

@@ -23,8 +23,8 @@ from noveval.engines.journal import Journal, read_records
 from noveval.engines.servers import serve
 from noveval.judges.grid import CHANGES, DERIVED, PAIRWISE_ONLY, judges_grid
 from noveval.judges.instances import load_release
-from noveval.judges.plans import plan_requests
 from noveval.judges.prompts import judge_requests
+from noveval.judges.rewrites import rewrite_requests
 from noveval.registry import RegistryError, load_registry
 
 SAMPLE = REPO / "data" / "sample" / "judges"
@@ -85,11 +85,13 @@ def cell_requests(spec, change: str) -> list[dict]:
 
 
 def model_requests(spec) -> list[dict]:
-    """Every judge change's calls for one pair and one idea, the plan rewrites, and one
+    """Every judge change's calls for one pair and one idea, the purpose-mechanism rewrites, and one
     NovBench generation request, all with the config's decoding values."""
     rows = [row for change in changes_of(spec) for row in cell_requests(spec, change)]
     table = load_release(SAMPLE / "human-only" / "pairwise.yaml", "human-only", "pairwise")
-    rows += plan_requests(table.head(1), spec, DECODING, spec.structured_output).to_dict("records")
+    rows += rewrite_requests(table.head(1), spec, DECODING, spec.structured_output).to_dict(
+        "records"
+    )
     novbench = [
         {"role": "system", "content": "You are a reviewer."},
         {"role": "user", "content": "Rate the novelty of this paper."},
@@ -112,7 +114,7 @@ def send(loopback, spec, rows, tmp_path, monkeypatch, max_retries=2):
 @pytest.mark.parametrize("name", HOSTED)
 def test_every_hosted_model_request_is_accepted(name, loopback, tmp_path, monkeypatch):
     spec = REGISTRY.model(name)
-    # the plan change without rewritten ideas repeats the reference's calls: sent once
+    # purpose_mechanism without rewritten ideas repeats the reference's calls: sent once
     rows = list({row["request_id"]: row for row in model_requests(spec)}.values())
     failures, records = send(loopback, spec, rows, tmp_path, monkeypatch)
     errors = [record["error"] for record in records if record["error"]]

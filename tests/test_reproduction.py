@@ -87,7 +87,7 @@ def test_judge_reference_values_equal_the_published_figure_values():
     assert published_value(
         "judges",
         "tie-rate figure",
-        "claude-opus-4-5 pairwise human-plus-generated plan",
+        "claude-opus-4-5 pairwise human-plus-generated purpose_mechanism",
         "tie_rate",
     ) == float(ties.group(2).split()[1])
     assert (

@@ -2,7 +2,8 @@
 
 A batch is every call of one model on one dataset for one step of a track: the grid's cells,
 or a preliminary step whose answers other requests are built from (NovBench paraphrases, the
-judges' generated ideas and plan rewrites). Its responses table holds every cell's rows.
+judges' generated ideas and purpose-mechanism rewrites). Its responses table holds every cell's
+rows.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import pandas as pd
 CELLS = "cells"
 PARAPHRASE = "paraphrase"
 GENERATION = "generation"
-PLAN_REWRITE = "plan-rewrite"
-BATCHES = (CELLS, PARAPHRASE, GENERATION, PLAN_REWRITE)
+REWRITE = "rewrite"
+BATCHES = (CELLS, PARAPHRASE, GENERATION, REWRITE)
 
 
 def responses_path(results: str, track: str, dataset: str, model: str, batch: str) -> str:

@@ -1,7 +1,7 @@
 """Run one inference job: the calls of a batch of requests tables that no journal has answered.
 
 A job serves one model once for a batch: every cell of the model on one dataset (or one
-preliminary step: paraphrases, generated ideas, plan rewrites). Its responses table holds every
+preliminary step: paraphrases, generated ideas, rewrites). Its responses table holds every
 cell's rows, told apart by the ``cell`` column (the cell's folder under the model's, as
 ``zero-none`` or ``pairwise/human-only/reference``); ``batches.read_responses`` reads one cell.
 

@@ -26,7 +26,7 @@ from noveval.datasets import release_files
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
-from noveval.judges.grid import DERIVED
+from noveval.judges.grid import DERIVED, release_kind
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.novbench import generation, perturbation, records
 from noveval.registry import ModelSpec, Registry, load_registry
@@ -238,7 +238,7 @@ def judges_workloads(
     for cell in cells:
         if cell["change"] in DERIVED:
             continue
-        kind = f"{cell['format']}_plan" if cell["change"] == "plan" else cell["format"]
+        kind = release_kind(cell["format"], cell["change"])
         path = files[cell["dataset"]][cell["setup"]][kind]
         available = Path(path).is_file()
         source = path if available else f"{settings.judges_sample}/{cell['format']}.yaml"
@@ -420,8 +420,8 @@ def plan_notes(
         "- API cost: list prices per million tokens (models.yaml), reasoning tokens billed as "
         "output.",
         "- Not estimated here: metric scoring (CPU, no model calls); for the judges, D₋ "
-        "generation and plan rewrites by the pipeline (the paper grid reads both from the "
-        "release) and the cells the grid leaves out (named in the log).",
+        "generation and purpose-mechanism rewrites by the pipeline (the paper grid reads both "
+        "from the release) and the cells the grid leaves out (named in the log).",
     ]
     stand_ins = sorted({w.dataset for w in workloads if w.stand_in and w.track == "novbench"})
     if stand_ins:

@@ -9,13 +9,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noveval.batches import CELLS, GENERATION, PLAN_REWRITE, responses_path
+from noveval.batches import CELLS, GENERATION, REWRITE, responses_path
 from noveval.judges import release
 from noveval.judges.instances import FORMATS, release_files
 from noveval.registry import Registry
 
 log = logging.getLogger(__name__)
 
+# The authors' "idea as plan": ideas in purpose-mechanism form, from the release's
+# `{format}_plan` files, else rewritten by judges.rewrite_model.
+PURPOSE_MECHANISM = "purpose_mechanism"
 CHANGES = (
     "reference",
     "P1",
@@ -25,7 +28,7 @@ CHANGES = (
     "P5",
     "retrieval",
     "low_reasoning",
-    "plan",
+    PURPOSE_MECHANISM,
     "no_aggregation",
 )
 PAIRWISE_ONLY = ("P3", "P4", "P5")
@@ -33,6 +36,12 @@ DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no
 GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
 IDEATION = "ideation-"  # stronger vs weaker generator: ideation-{stronger}-vs-{weaker}
 VERSUS = "-vs-"
+
+
+def release_kind(format: str, change: str) -> str:
+    """The release file a cell reads: the authors name the purpose-mechanism form's files
+    ``{format}_plan.yaml`` (release kinds ``pointwise_plan``, ``pairwise_plan``)."""
+    return f"{format}_plan" if change == PURPOSE_MECHANISM else format
 
 
 def ideation_setup_name(stronger: str, weaker: str) -> str:
@@ -56,10 +65,10 @@ class JudgeCell:
 @dataclass(frozen=True)
 class JudgesGrid:
     cells: tuple[JudgeCell, ...]
-    datasets: dict[str, dict[str, dict[str, str]]]  # dataset → setup → format(_plan) → file
+    datasets: dict[str, dict[str, dict[str, str]]]  # dataset → setup → release kind → file
     omitted: tuple[str, ...]
     motivation: dict  # {model, changes}: the judge and the two prompts of the motivating figure
-    plan_model: str | None = None  # rewrites ideas into plans where the release has none
+    rewrite_model: str | None = None  # writes the purpose-mechanism form where no release file
     base_setup: str | None = None  # whose D₊ ideas the generated setups pair with generated D₋
     comparisons: tuple[tuple[str, str], ...] = ()  # ideation systems: (stronger, weaker)
     releases: dict[str, list[release.ReleaseFile]] = field(default_factory=dict)  # downloads
@@ -77,17 +86,19 @@ class JudgesGrid:
         return "|".join(map(re.escape, names)) or "(?!)"
 
     def request_inputs(self, results: str, wildcards) -> dict[str, str]:
-        """A cell's instances (plan form for 'plan') and, for 'retrieval', its related work."""
+        """A cell's instances (rewritten ones for purpose_mechanism) and, for 'retrieval', its
+        related work."""
         base = f"{results}/judges/{wildcards.dataset}/{wildcards.format}/{wildcards.setup}"
-        suffix = "-plan" if wildcards.change == "plan" else ""
+        suffix = f"-{PURPOSE_MECHANISM}" if wildcards.change == PURPOSE_MECHANISM else ""
         inputs = {"instances": f"{base}/instances{suffix}.parquet"}
         if wildcards.change == "retrieval":
             inputs["related"] = f"{base}/related.parquet"
         return inputs
 
-    def plan_source(self, results: str, wildcards) -> dict[str, str]:
-        """Inputs of a setup's plan-form instances: the release's plan file, else LLM rewrites."""
-        kind = f"{wildcards.format}_plan"
+    def rewritten_source(self, results: str, wildcards) -> dict[str, str]:
+        """Inputs of a setup's purpose-mechanism instances: the release's file, else the
+        rewrite model's answers."""
+        kind = release_kind(wildcards.format, PURPOSE_MECHANISM)
         files = self.datasets[wildcards.dataset].get(wildcards.setup, {})
         if kind in files:
             return {"release": files[kind]}
@@ -95,18 +106,20 @@ class JudgesGrid:
         return {
             "instances": f"{base}/{wildcards.format}/{wildcards.setup}/instances.parquet",
             "responses": responses_path(
-                results, "judges", wildcards.dataset, self.plan_model, PLAN_REWRITE
+                results, "judges", wildcards.dataset, self.rewrite_model, REWRITE
             ),
         }
 
     def rewrites(self, dataset: str) -> list[tuple[str, str]]:
-        """The (format, setup) pairs whose plan form the plan model writes (no release file)."""
+        """The (format, setup) pairs whose purpose-mechanism form the rewrite model writes (no
+        release file)."""
         pairs = {
             (cell.format, cell.setup)
             for cell in self.cells
             if cell.dataset == dataset
-            and cell.change == "plan"
-            and f"{cell.format}_plan" not in self.datasets[dataset].get(cell.setup, {})
+            and cell.change == PURPOSE_MECHANISM
+            and release_kind(cell.format, cell.change)
+            not in self.datasets[dataset].get(cell.setup, {})
         }
         return sorted(pairs)
 
@@ -124,13 +137,13 @@ class JudgesGrid:
 
     def batch_requests(self, results: str, dataset: str, model: str, batch: str) -> list[str]:
         """The requests tables one inference job of ``model`` on ``dataset`` answers: its judge
-        cells, its generated ideas, or its plan rewrites."""
+        cells, its generated ideas, or its rewrites."""
         folder = f"{results}/judges/{dataset}/{model}"
         if batch == GENERATION:
             return [f"{folder}/{GENERATION}/{self.base_setup}/requests.parquet"]
-        if batch == PLAN_REWRITE:
+        if batch == REWRITE:
             return [
-                f"{folder}/{format}/{setup}/{PLAN_REWRITE}/requests.parquet"
+                f"{folder}/{format}/{setup}/{REWRITE}/requests.parquet"
                 for format, setup in self.rewrites(dataset)
             ]
         if batch != CELLS:
@@ -148,7 +161,7 @@ class JudgesGrid:
         )
         for dataset in self.datasets:
             if self.rewrites(dataset):
-                jobs[(dataset, self.plan_model, PLAN_REWRITE)] = None
+                jobs[(dataset, self.rewrite_model, REWRITE)] = None
             for generator in self.generators(dataset):
                 jobs[(dataset, generator, GENERATION)] = None
         return list(jobs)
@@ -161,7 +174,7 @@ class JudgesGrid:
         return f"{GENERATION}/{self.base_setup}"
 
     def release_file(self, dataset: str, setup: str, kind: str) -> str:
-        """The release YAML of one setup and format (``kind`` may end in ``_plan``)."""
+        """The release YAML of one setup and kind (see ``release_kind``)."""
         return self.datasets[dataset][setup][kind]
 
     def formats(self, dataset: str) -> list[str]:
@@ -195,8 +208,8 @@ class JudgesGrid:
 
     def models_used(self) -> set[str]:
         used = {cell.model for cell in self.cells} | set(self.generators())
-        if self.plan_model and any(cell.change == "plan" for cell in self.cells):
-            used.add(self.plan_model)
+        if self.rewrite_model and any(cell.change == PURPOSE_MECHANISM for cell in self.cells):
+            used.add(self.rewrite_model)
         return used
 
     def responses(self, results: str, wildcards) -> str:
@@ -239,13 +252,13 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     if changes and "reference" not in changes:
         raise ValueError("judges.changes: every change is measured against 'reference'; add it")
     specs = {name: registry.model(name) for name in section["models"]}
-    plan_model = section["plan_model"]
-    if plan_model:
-        registry.model(plan_model)
+    rewrite_model = section["rewrite_model"]
+    if rewrite_model:
+        registry.model(rewrite_model)
     if section["structured_output"] and section["prompts"] == "builtin":
         unable = [
             m
-            for m in [*specs, *([plan_model] if plan_model else [])]
+            for m in [*specs, *([rewrite_model] if rewrite_model else [])]
             if not registry.model(m).structured_output
         ]
         if unable:
@@ -285,13 +298,14 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
             if format not in formats:
                 continue
             where = f"judges/{dataset}/{model}/{format}/{setup}/{change}"
+            kind = release_kind(format, change)
             reason = None
             if change in PAIRWISE_ONLY and format != "pairwise":
                 continue  # by design, not an omission
             if change == "low_reasoning" and "low" not in specs[model].effort_levels:
                 reason = "the model exposes no reasoning effort 'low' (registry effort_levels)"
-            elif change == "plan" and f"{format}_plan" not in files and not plan_model:
-                reason = f"no {format}_plan.yaml in the release and no plan_model to write one"
+            elif change == PURPOSE_MECHANISM and not rewrite_model and kind not in files:
+                reason = f"no {kind}.yaml in the release and no rewrite_model to write the form"
             elif change == "retrieval" and not corpus:
                 reason = "no related work: no retrieval corpus is configured"
             if reason:
@@ -308,7 +322,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         datasets,
         tuple(omitted),
         motivation,
-        plan_model,
+        rewrite_model,
         generation["base_setup"],
         comparisons,
         releases,

@@ -1,8 +1,8 @@
 """Loader for the authors' release (pairwise / pointwise YAML) into one instances table.
 
 A dataset is either a folder in the release layout (``{setup}/{format}.yaml``, optionally
-``{format}_plan.yaml``, and nested D₋-generator folders such as
-``human-plus-generated/backbone-gpt-5.1/``) or a mapping ``{setup: {format: path}}``.
+``{format}_plan.yaml`` with the ideas in purpose-mechanism form, and nested D₋-generator folders
+such as ``human-plus-generated/backbone-gpt-5.1/``) or a mapping ``{setup: {format: path}}``.
 Nested folders become setups named with dots (``human-plus-generated.backbone-gpt-5.1``).
 """
 
@@ -52,7 +52,7 @@ def release_files(
     found: dict[str, dict[str, str]] = {}
     for path in sorted(root.rglob("*.yaml")):
         kind = path.stem
-        if kind.removesuffix("_plan") not in FORMATS:
+        if kind.removesuffix("_plan") not in FORMATS:  # _plan: the purpose-mechanism form
             continue
         setup = ".".join(path.parent.relative_to(root).parts)
         if setup:
@@ -145,7 +145,8 @@ def _instance(key: str, entry: dict, setup: str, format: str, where: str) -> dic
 
 
 def _check_idea(idea, name: str) -> None:
-    """An idea is non-empty text, or a plan (a mapping) whose fields are all non-empty text."""
+    """An idea is non-empty text, or a mapping (the purpose-mechanism form) whose fields are all
+    non-empty text."""
     fields = idea.items() if isinstance(idea, dict) and idea else [(None, idea)]
     for field, text in fields:
         label = name if field is None else f"{name} field {field!r}"
@@ -161,7 +162,7 @@ def _kind(value) -> str:
 
 
 def _plain(idea) -> str:
-    """An idea as text; a plan-form idea (a mapping of fields) as 'Field: text' lines."""
+    """An idea as text; a purpose-mechanism idea (a mapping of fields) as 'Field: text' lines."""
     if isinstance(idea, dict):
         return "\n".join(f"{str(k).capitalize()}: {v}" for k, v in idea.items())
     return str(idea)

@@ -1,4 +1,4 @@
-"""Judge prompts (reference, P1–P5, retrieval, plan) and the requests of one grid cell.
+"""Judge prompts (reference, P1–P5, retrieval, purpose_mechanism) and one grid cell's requests.
 
 Every change is the reference prompt with one thing different. Repeated calls of one prompt get
 ``seed = decoding seed + call index``: each call is a distinct, reproducible sample (and a distinct
@@ -25,7 +25,8 @@ REASONING_EFFORT = {"low_reasoning": "low"}  # every other change: "high"
 
 
 def prompt_of(change: str) -> tuple[str, dict]:
-    """The prompt a change uses (retrieval, low reasoning and plan use the reference prompt)."""
+    """The prompt a change uses (retrieval, low reasoning and purpose_mechanism use the
+    reference prompt)."""
     return PROMPTS.get(change, PROMPTS["reference"])
 
 

@@ -17,6 +17,7 @@ import yaml
 from noveval import datasets
 
 MANIFEST = Path(__file__).with_name("release.yaml")
+# The release's names: *_plan files hold the ideas in purpose-mechanism form (our change name).
 KINDS = ("pointwise", "pairwise", "pointwise_plan", "pairwise_plan")
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 from noveval.batches import read_responses
 from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.files import read_tables, write_table
-from noveval.judges import figures, generation, instances, plans, retrieval, summary, tables
+from noveval.judges import figures, generation, instances, retrieval, rewrites, summary, tables
 from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
 from noveval.judges.authors import AuthorsPrompts, apply_blocklist, blocked_titles
 from noveval.judges.grid import ideation_setup_name
@@ -150,7 +150,7 @@ def ideation_instances(
     instances.write_instances(table, instances_path)
 
 
-def plan_requests(
+def rewrite_requests(
     instances_path: str,
     model: str,
     registry_path: str,
@@ -158,39 +158,39 @@ def plan_requests(
     settings: dict,
     requests_path: str,
 ) -> None:
-    """One rewrite request per idea: the plan form of a setup's ideas."""
+    """One rewrite request per idea: the purpose-mechanism form of a setup's ideas."""
     spec = load_registry(registry_path).model(model)
     table = instances.read_instances(instances_path)
-    rows = plans.plan_requests(
+    rows = rewrites.rewrite_requests(
         table,
         spec,
-        {**decoding, "max_tokens": settings["plan_max_tokens"]},
+        {**decoding, "max_tokens": settings["rewrite_max_tokens"]},
         settings["structured_output"],
     )
-    log.info("%s: %d plan rewrites", model, len(rows))
+    log.info("%s: %d rewrites", model, len(rows))
     write_table(rows, requests_path)
 
 
-def plan_instances(
+def rewritten_instances(
     setup: str,
     format: str,
-    plan_path: str,
+    rewritten_path: str,
     release_path: str | None = None,
     instances_path: str | None = None,
     responses_path: str | None = None,
     responses_cell: str | None = None,
     upstream_root: str | None = None,
 ) -> None:
-    """Plan-form instances: the release's plan file (blocklist as ``load_instances``), or the
-    LLM rewrites of the (already filtered) instances (cell ``responses_cell`` of the plan
-    model's rewrite batch)."""
+    """Purpose-mechanism instances: the release's ``{format}_plan`` file (blocklist as
+    ``load_instances``), or the LLM rewrites of the (already filtered) instances (cell
+    ``responses_cell`` of the rewrite model's rewrite batch)."""
     if release_path:
         table = blocklisted(instances.load_release(release_path, setup, format), upstream_root)
     else:
-        table = plans.apply_plans(
+        table = rewrites.apply_rewrites(
             instances.read_instances(instances_path), read_responses(responses_path, responses_cell)
         )
-    instances.write_instances(table, plan_path)
+    instances.write_instances(table, rewritten_path)
 
 
 def related_work(

@@ -1,4 +1,4 @@
-"""Idea as plan: an LLM rewrites each idea once into purpose and mechanism.
+"""The purpose-mechanism form: an LLM rewrites each idea once into purpose and mechanism.
 
 Each unique idea text is one request; an idea shared by the pairwise and pointwise files (or by
 several pairs) renders the same request id and is rewritten once. A rewrite that fails or cannot
@@ -28,7 +28,7 @@ SCHEMA = {
 }
 
 
-def plan_requests(
+def rewrite_requests(
     instances: pd.DataFrame, spec: ModelSpec, decoding: dict, structured_output: bool = True
 ) -> pd.DataFrame:
     """One rewrite request per idea of every instance (``item_id`` = instance|idea index)."""
@@ -37,7 +37,7 @@ def plan_requests(
         build_request(
             item_id=f"{instance['instance_id']}|{index}",
             spec=spec,
-            messages=[{"role": "user", "content": render("judges/plan_rewrite.j2", idea=idea)}],
+            messages=[{"role": "user", "content": render("judges/rewrite.j2", idea=idea)}],
             decoding=decoding,
             response_format=constraint,
         )
@@ -47,7 +47,7 @@ def plan_requests(
     return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
 
 
-def parse_plan(text: str | None) -> str | None:
+def parse_rewrite(text: str | None) -> str | None:
     """'Purpose: …\\nMechanism: …' from a rewrite answer, or None."""
     for candidate in reversed(json_objects(strip_reasoning(text or ""))):
         values = [str(candidate.get(name, "")).strip() for name in FIELDS]
@@ -56,20 +56,19 @@ def parse_plan(text: str | None) -> str | None:
     return None
 
 
-def apply_plans(instances: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
-    """Instances with ideas in plan form (an idea whose rewrite failed stays as written)."""
-    plans = {
-        row["item_id"]: None if pd.notna(row["error"]) else parse_plan(row["text"])
+def apply_rewrites(instances: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
+    """Instances with ideas in purpose-mechanism form (an idea whose rewrite failed stays as
+    written)."""
+    rewrites = {
+        row["item_id"]: None if pd.notna(row["error"]) else parse_rewrite(row["text"])
         for row in responses.to_dict("records")
     }
-    failed = sum(plan is None for plan in plans.values())
+    failed = sum(text is None for text in rewrites.values())
     if failed:
-        log.warning(
-            "%d of %d plan rewrites failed; those ideas stay as written", failed, len(plans)
-        )
-    planned = instances.copy()
-    planned["ideas"] = [
-        [plans.get(f"{iid}|{i}") or idea for i, idea in enumerate(ideas)]
-        for iid, ideas in zip(planned["instance_id"], planned["ideas"])
+        log.warning("%d of %d rewrites failed; those ideas stay as written", failed, len(rewrites))
+    rewritten = instances.copy()
+    rewritten["ideas"] = [
+        [rewrites.get(f"{iid}|{i}") or idea for i, idea in enumerate(ideas)]
+        for iid, ideas in zip(rewritten["instance_id"], rewritten["ideas"])
     ]
-    return planned
+    return rewritten
