@@ -20,11 +20,13 @@ from pathlib import Path
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-# The batched scorer's model FLOPs per core-second, all parts together: the "effective GFLOP/s
-# per core" line of benchmarks/bench_scoring.py (6 COLING papers, SmolLM2-135M + all-MiniLM-L6,
-# fp32, torch 2.13 CPU, 2 threads on a 2-core AMD EPYC VM shared with other jobs), 2026-11-30.
-# A dedicated core runs faster (one thread alone reached 75 GFLOP/s in a bare matrix product).
-GFLOP_PER_CORE_S = 20.0
+# The batched scorer's model FLOPs per CPU-second, all parts together: the "effective GFLOP per
+# CPU-second" line of benchmarks/bench_scoring.py (6 COLING papers, 78 items, SmolLM2-135M +
+# all-MiniLM-L6, fp32, torch 2.13 CPU, 2 threads on a 2-core AMD EPYC VM shared with other jobs;
+# 14.7, 15.8 and 18.3 in three runs: the median), 2026-11-30. CPU time leaves out the time other
+# processes held the cores; a dedicated core is faster (one thread reached 75 GFLOP/s in a bare
+# matrix product), so the estimate errs long.
+GFLOP_PER_CORE_S = 15.8
 # Parameters (millions): all of them (memory) and those that multiply each token (compute).
 MODEL_PARAMS_M = {
     "smollm2-135m": (134.5, 134.5),  # LM head tied to the embeddings: counted once, as the head
