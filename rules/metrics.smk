@@ -1,4 +1,5 @@
 from noveval.novbench.grid import scorer_references
+from noveval.scoring_cost import SCORING_THREADS, scoring_resources
 
 
 rule novbench_score:
@@ -15,7 +16,9 @@ rule novbench_score:
         f"{LOGS}/novbench/{{dataset}}/{{model}}/score.benchmark.tsv"
     conda:
         "../envs/noveval.yaml"
-    threads: 2
+    threads: SCORING_THREADS
+    resources:
+        **scoring_resources(config),
     params:
         code=code_version("noveval.novbench.scoring", step="noveval.novbench.steps"),
         registry=config["registry"],

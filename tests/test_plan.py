@@ -202,7 +202,7 @@ def test_plan_target_needs_no_model_and_no_key(tmp_path):
     result = run_snakemake(*arguments, env=snakemake_env(OPENAI_API_KEY=""))
     assert "rule infer" not in result.stdout + result.stderr
     table = pd.read_csv(results / "plan" / "compute_plan.csv")
-    assert set(table["model"]) == {"smollm2-135m", "gpt-4o", "all"}
+    assert set(table["model"]) == {"smollm2-135m", "gpt-4o", "human", "all"}  # human: scoring
     assert table.iloc[-1]["api_cost_usd"] > 0
     markdown = (results / "plan" / "compute_plan.md").read_text()
     assert "| gpt-4o" in markdown and "characters per token" in markdown

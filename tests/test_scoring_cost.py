@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pandas as pd
 import pyarrow as pa
@@ -83,6 +84,18 @@ def test_measured_load_reads_the_job_tables(tmp_path):
     assert (human.outputs, human.items) == (2, 3)
     with pytest.raises(FileNotFoundError, match="not written yet"):
         measured_load(str(tmp_path / "missing.parquet"), cells)
+
+
+def test_runtime_before_parsing_uses_the_planned_load(tmp_path):
+    """In a SLURM group job, scoring's resources are evaluated before its parsed tables exist:
+    the papers and the number of cells give the planned load instead."""
+    papers = write(tmp_path / "papers.parquet", {"descriptions": [["a"], ["b"], ["c"]]})
+    config = {"novbench": {"scoring": DEFAULT}}
+    runtime = scoring_cost.scoring_resources(config)["runtime"]
+    later = [str(tmp_path / "zero-none.parquet"), str(tmp_path / "few-none.parquet")]
+    inputs = SimpleNamespace(papers=papers, get=lambda key, default: later)
+    planned = scoring_cost.planned_load(3, 6)
+    assert runtime(None, inputs, 8) == runtime_minutes(planned, DEFAULT, 8)
 
 
 def test_plan_jobs_one_per_dataset_and_model_plus_human():

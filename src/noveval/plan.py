@@ -30,6 +30,7 @@ from noveval.judges.grid import DERIVED, release_kind
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.novbench import generation, perturbation, records
 from noveval.registry import ModelSpec, Registry, load_registry
+from noveval.scoring_cost import plan_jobs, plan_note
 
 # Prompts are rendered only to count their tokens: any model stands in for the cell's.
 PROMPT_ONLY = ModelSpec(name="prompt-only", engine="api", reference="-", context_length=1)
@@ -419,7 +420,8 @@ def plan_notes(
         f"{int(table['jobs'].iloc[-1])} jobs, {table['gpu_hours_saved'].iloc[-1]:g} GPU-hours).",
         "- API cost: list prices per million tokens (models.yaml), reasoning tokens billed as "
         "output.",
-        "- Not estimated here: metric scoring (CPU, no model calls); for the judges, D₋ "
+        plan_note(),
+        "- Not estimated here: for the judges, D₋ "
         "generation and purpose-mechanism rewrites by the pipeline (the paper grid reads both "
         "from the release) and the cells the grid leaves out (named in the log).",
     ]
@@ -538,12 +540,51 @@ def weights_table(models, registry: Registry) -> pd.DataFrame:
     return pd.concat([table, pd.DataFrame([{**total, "download_gb": table["download_gb"].sum()}])])
 
 
+def scoring_table(workloads: list[Workload], scoring: dict) -> pd.DataFrame:
+    """The scoring jobs of the NovBench cells (``noveval.scoring_cost``), per dataset x model."""
+    outputs: dict[tuple[str, str], tuple[int, int]] = {}
+    for workload in workloads:
+        if workload.track == "novbench" and workload.step == "generation":
+            key = workload.dataset, workload.model
+            papers, answers = outputs.get(key, (workload.papers, 0))
+            outputs[key] = (papers, answers + workload.calls)
+    return pd.DataFrame(plan_jobs(outputs, scoring))
+
+
+def with_scoring(table: pd.DataFrame, scoring: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with a ``cpu_hours`` column and, after the NovBench rows, one row per model's
+    scoring jobs; the NovBench subtotal and the total count their jobs and CPU-hours."""
+    table = table.assign(cpu_hours=0.0)
+    if scoring.empty:
+        return table
+    per_model = scoring.groupby("model", sort=False).agg(
+        jobs=("dataset", "size"), cpu_hours=("cpu_hours", "sum"), job_hours_max=("job_hours", "max")
+    )
+    blank = {c: 0 if pd.api.types.is_numeric_dtype(table[c]) else "" for c in table.columns}
+    labels = {"track": "novbench", "engine": "cpu", "rule": "novbench_score", "step": "scoring"}
+    rows = pd.DataFrame(
+        [{**blank, **labels, "model": model, **row} for model, row in per_model.iterrows()]
+    )
+    totals = (table["model"] == "all") & table["track"].isin(["novbench", "total"])
+    table.loc[totals, "jobs"] += len(scoring)
+    table.loc[totals, "cpu_hours"] = scoring["cpu_hours"].sum()
+    longest = scoring["job_hours"].max()
+    table.loc[totals, "job_hours_max"] = table.loc[totals, "job_hours_max"].clip(lower=longest)
+    after = table.index[(table["track"] == "novbench") & (table["model"] != "all")].max() + 1
+    table = pd.concat([table.iloc[:after], rows, table.iloc[after:]], ignore_index=True)
+    table["jobs"] = table["jobs"].astype(int)
+    for column in ("cpu_hours", "job_hours_max"):
+        table[column] = table[column].astype(float).round(2)
+    return table
+
+
 def write_plan(
     table: pd.DataFrame,
     notes: str,
     csv_path: str | Path,
     markdown_path: str | Path,
     weights: pd.DataFrame | None = None,
+    scoring: pd.DataFrame | None = None,
 ):
     """compute_plan.csv (full precision) and compute_plan.md (table, weights and notes)."""
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
@@ -558,6 +599,12 @@ def write_plan(
             "## Weights\n\nDownloaded once per model by rule weights into the site's weights "
             "cache (GB: models.yaml download_gb).\n\n"
             f"{weights.to_markdown(index=False)}\n\n"
+        )
+    if scoring is not None and not scoring.empty:
+        text += (
+            "## Metric scoring\n\nOne CPU job per dataset and model (rule novbench_score); "
+            "runtime_min: its SLURM time limit from the same estimate.\n\n"
+            f"{scoring.round(2).to_markdown(index=False)}\n\n"
         )
     Path(markdown_path).write_text(f"{text}## Assumptions\n\n{notes}\n")
 
@@ -597,8 +644,10 @@ def compute_plan(
         )
     table = plan_table(workloads, registry, inference["concurrency"], settings)
     notes = plan_notes(table, workloads, settings, decoding, prompts, registry)
+    scoring = scoring_table(workloads, novbench["scoring"])
+    table = with_scoring(table, scoring)
     weights = weights_table([w.model for w in workloads], registry)
-    write_plan(table, notes, csv_path, markdown_path, weights)
+    write_plan(table, notes, csv_path, markdown_path, weights, scoring)
     if not weights.empty:
         log.info("plan: %.1f GB of weights to download", weights.iloc[-1]["download_gb"])
     total = table.iloc[-1]
