@@ -96,6 +96,11 @@ def test_runtime_before_parsing_uses_the_planned_load(tmp_path):
     inputs = SimpleNamespace(papers=papers, get=lambda key, default: later)
     planned = scoring_cost.planned_load(3, 6)
     assert runtime(None, inputs, 8) == runtime_minutes(planned, DEFAULT, 8)
+    # before the papers exist too, the error names them (Snakemake then waits for them)
+    missing = SimpleNamespace(papers=str(tmp_path / "later.parquet"), get=inputs.get)
+    with pytest.raises(FileNotFoundError) as error:
+        runtime(None, missing, 8)
+    assert error.value.filename == str(tmp_path / "later.parquet")
 
 
 def test_plan_jobs_one_per_dataset_and_model_plus_human():

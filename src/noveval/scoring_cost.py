@@ -168,6 +168,7 @@ def scoring_resources(config: dict) -> dict[str, Callable]:
         if all(Path(path).exists() for path in parsed):
             load = measured_load(input.papers, parsed)
         else:  # parsed in the same group job (SLURM): the papers tell the planned load
+            list_lengths(input.papers, "descriptions")  # not written yet: Snakemake waits
             papers = pq.ParquetFile(input.papers).metadata.num_rows
             load = planned_load(papers, papers * len(parsed), human=not parsed)
         return runtime_minutes(load, scoring, threads)
