@@ -210,7 +210,7 @@ def test_killed_llama_server_fails_the_job_and_a_rerun_sends_exactly_the_failed_
         perturbations=["none"],
     )
     results = tmp_path / "results"
-    job = f"novbench/tiny/{model}/cells"
+    batch = f"novbench/tiny/{model}/cells"
     responses = results / "novbench" / "tiny" / model / "responses" / "cells.parquet"
     target = [str(responses), "--cores", "2", "--configfile", str(config)]
     cache = results / "cache" / model
@@ -239,7 +239,7 @@ def test_killed_llama_server_fails_the_job_and_a_rerun_sends_exactly_the_failed_
     records = read_records(journal)
     failed_ids = {r["request_id"] for r in records if r["error"]}
     assert 1 <= len(failed_ids) <= 2
-    assert f"{job}: {len(failed_ids)} of 3 calls failed for good" in output
+    assert f"{batch}: {len(failed_ids)} of 3 calls failed for good" in output
     assert "Inference jobs with failed calls" in output
     assert not responses.exists()
 
