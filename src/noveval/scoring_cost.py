@@ -47,6 +47,7 @@ RUNTIME_SAFETY = 1.5
 MEM_MB_BASE = 2_000
 MEM_MB_PER_M_PARAMS = 8  # fp32 weights plus the copy made while loading (GGUF: de-quantised)
 MEM_MB_LM_BATCH = 1_000  # logits and activations of one 1,024-token batch
+SCORING_MODELS = ("relevance_encoder", "coverage_encoder", "fluency_lm")
 
 
 @dataclass(frozen=True)
@@ -100,14 +101,21 @@ def mem_mb(scoring: dict) -> int:
     return math.ceil(MEM_MB_BASE + MEM_MB_PER_M_PARAMS * weights + MEM_MB_LM_BATCH)
 
 
-SCORING_MODELS = ("relevance_encoder", "coverage_encoder", "fluency_lm")
+def written(path: str | Path) -> str | Path:
+    """``path``, or a FileNotFoundError naming it (Snakemake then waits for the table)."""
+    if not Path(path).exists():
+        raise FileNotFoundError(errno.ENOENT, "table not written yet", str(path))
+    return path
+
+
+def row_count(path: str | Path) -> int:
+    """Rows of a Parquet table, from its footer."""
+    return pq.ParquetFile(written(path)).metadata.num_rows
 
 
 def list_lengths(path: str | Path, column: str) -> int:
-    """Total length of a list column of a Parquet table (FileNotFoundError: not written yet)."""
-    if not Path(path).exists():
-        raise FileNotFoundError(errno.ENOENT, "table not written yet", str(path))
-    values = pq.read_table(path, columns=[column])[column]
+    """Total length of a list column of a Parquet table."""
+    values = pq.read_table(written(path), columns=[column])[column]
     return int(pc.sum(pc.list_value_length(values)).as_py() or 0)
 
 
@@ -116,9 +124,9 @@ def measured_load(papers_path: str, parsed_paths: list[str]) -> ScoringLoad:
     paper_sentences = list_lengths(papers_path, "descriptions")
     gold = list_lengths(papers_path, "gold_texts")
     paper_sentences += gold
-    papers = pq.ParquetFile(papers_path).metadata.num_rows
+    papers = row_count(papers_path)
     if parsed_paths:
-        outputs = sum(pq.ParquetFile(path).metadata.num_rows for path in parsed_paths)
+        outputs = sum(row_count(path) for path in parsed_paths)
         items = sum(list_lengths(path, "items_text") for path in parsed_paths)
     else:
         outputs, items = papers, gold
@@ -137,8 +145,7 @@ def plan_jobs(outputs: dict[tuple[str, str], tuple[int, int]], scoring: dict) ->
     """One row per scoring job of the plan, from (dataset, model) -> (papers, outputs) of the
     grid; each dataset's gold row (model ``human``) is scored too."""
     jobs = dict(outputs)
-    for dataset, _ in outputs:
-        papers = next(count for (name, _), (count, _) in outputs.items() if name == dataset)
+    for (dataset, _), (papers, _) in outputs.items():
         jobs[dataset, "human"] = (papers, papers)
     rows = []
     for (dataset, model), (papers, answers) in jobs.items():
@@ -168,9 +175,8 @@ def scoring_resources(config: dict) -> dict[str, Callable]:
         if all(Path(path).exists() for path in parsed):
             load = measured_load(input.papers, parsed)
         else:  # parsed in the same group job (SLURM): the papers tell the planned load
-            list_lengths(input.papers, "descriptions")  # not written yet: Snakemake waits
-            papers = pq.ParquetFile(input.papers).metadata.num_rows
-            load = planned_load(papers, papers * len(parsed), human=not parsed)
+            papers = row_count(input.papers)
+            load = planned_load(papers, papers * len(parsed))
         return runtime_minutes(load, scoring, threads)
 
     return {"runtime": runtime, "mem_mb": mem_mb(scoring)}
