@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
@@ -113,24 +114,33 @@ def row_count(path: str | Path) -> int:
     return pq.ParquetFile(written(path)).metadata.num_rows
 
 
-def list_lengths(path: str | Path, column: str) -> int:
-    """Total length of a list column of a Parquet table."""
-    values = pq.read_table(written(path), columns=[column])[column]
-    return int(pc.sum(pc.list_value_length(values)).as_py() or 0)
+def read_lists(path: str | Path, columns: list[str]) -> pa.Table:
+    """The list ``columns`` of a Parquet table."""
+    return pq.read_table(written(path), columns=columns)
+
+
+def total_length(table: pa.Table, column: str) -> int:
+    """Total length of a list column."""
+    return int(pc.sum(pc.list_value_length(table[column])).as_py() or 0)
 
 
 def measured_load(papers_path: str, parsed_paths: list[str]) -> ScoringLoad:
-    """The load of a scoring job from its input tables (the gold row when no parsed tables)."""
-    paper_sentences = list_lengths(papers_path, "descriptions")
-    gold = list_lengths(papers_path, "gold_texts")
-    paper_sentences += gold
-    papers = row_count(papers_path)
+    """The load of a scoring job from its input tables (the gold row when no parsed tables);
+    each table is read once."""
+    papers = read_lists(papers_path, ["descriptions", "gold_texts"])
+    gold = total_length(papers, "gold_texts")
+    outputs, items = papers.num_rows, gold
     if parsed_paths:
-        outputs = sum(row_count(path) for path in parsed_paths)
-        items = sum(list_lengths(path, "items_text") for path in parsed_paths)
-    else:
-        outputs, items = papers, gold
-    return ScoringLoad(papers, paper_sentences, outputs, items, SENTENCE_CHARS / CHARS_PER_TOKEN)
+        parsed = [read_lists(path, ["items_text"]) for path in parsed_paths]
+        outputs = sum(table.num_rows for table in parsed)
+        items = sum(total_length(table, "items_text") for table in parsed)
+    return ScoringLoad(
+        papers.num_rows,
+        total_length(papers, "descriptions") + gold,
+        outputs,
+        items,
+        SENTENCE_CHARS / CHARS_PER_TOKEN,
+    )
 
 
 def planned_load(papers: int, outputs: int, human: bool = False) -> ScoringLoad:
