@@ -147,10 +147,12 @@ def main() -> None:
     descriptions, gold_texts, items = sentence_texts(papers, parsed)
     print(f"{len(papers)} papers x 3 configurations = {len(parsed)} outputs from {source}")
     references = scorer_references(load_registry(REPO / "config" / "models.yaml"), SCORING)
-    print(f"{len(items)} items; models: {', '.join(dict.fromkeys(references.values()))}; "
-          f"{args.threads} torch threads")  # fmt: skip
+    models = ", ".join(dict.fromkeys(references.values()))
+    print(f"{len(items)} items; models: {models}; {args.threads} torch threads")
 
-    scorer, load_seconds = timed(NovBenchScorer, *references.values())
+    scorer, load_seconds = timed(
+        NovBenchScorer, references["relevance"], references["coverage"], references["fluency"]
+    )
     _, warm_seconds = timed(scorer.score, papers, parsed.head(1))  # first calls: lazy set-up
     print(f"model loading and warm-up (not timed below): {load_seconds + warm_seconds:.1f}s")
     cpu_start = time.process_time()
