@@ -14,10 +14,10 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import importlib.util
 from pathlib import Path
 
 PACKAGE = "noveval"
+_PACKAGE_ROOT = Path(__file__).resolve().parent
 
 
 def code_version(*modules: str, step: str | None = None, data: tuple[str, ...] = ()) -> str:
@@ -27,7 +27,7 @@ def code_version(*modules: str, step: str | None = None, data: tuple[str, ...] =
     files: set[Path] = {_source(step)} if step else set()
     for module in modules:
         files |= _closure(module)
-    root = _source(PACKAGE).parent
+    root = _PACKAGE_ROOT
     for folder in data:
         files |= {path for path in (root / folder).rglob("*") if path.is_file()}
     digest = hashlib.sha256()
@@ -79,16 +79,23 @@ def _imports(module: str, source: Path) -> list[str]:
 
 
 def _is_package_module(name: str) -> bool:
-    if name != PACKAGE and not name.startswith(f"{PACKAGE}."):
-        return False
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
+    return _module_file(name) is not None
 
 
 def _source(module: str) -> Path:
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
+    path = _module_file(module)
+    if path is None:
         raise ModuleNotFoundError(f"no source file for module {module}")
-    return Path(spec.origin).resolve()
+    return path
+
+
+def _module_file(module: str) -> Path | None:
+    """The source file of a package module, found on disk without importing it (an import would
+    run the module, and some load torch: seconds at every start of the Snakefile)."""
+    if module != PACKAGE and not module.startswith(f"{PACKAGE}."):
+        return None
+    path = _PACKAGE_ROOT.joinpath(*module.split(".")[1:])
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None

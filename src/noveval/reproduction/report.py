@@ -18,7 +18,6 @@ import pandas as pd
 
 from noveval.files import read_tables
 from noveval.judges.grid import CHANGES
-from noveval.novbench import uncertainty
 from noveval.novbench.tables import HUMAN
 
 log = logging.getLogger(__name__)
@@ -266,6 +265,8 @@ def write(
     markdown_path: str,
 ) -> None:
     """Read the configured outputs (paths name their dataset and format) and write the report."""
+    from noveval.novbench import uncertainty  # scipy: here, not when the Snakefile imports this
+
     tables = {Path(p).parent.name: pd.read_csv(p) for p in tables_paths}
     metrics = {
         (Path(p).parent.parent.name, Path(p).parent.name): pd.read_csv(p) for p in metrics_paths
