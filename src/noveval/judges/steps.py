@@ -1,4 +1,8 @@
-"""The judge stages as file-to-file functions; each Snakemake rule calls exactly one."""
+"""The judge stages as file-to-file functions; each Snakemake rule calls exactly one.
+
+The modules that load torch, scipy or matplotlib are imported by the steps that use them: each
+job is a fresh process, importing them takes seconds, and most jobs need none of them.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import pandas as pd
 from noveval.batches import read_responses
 from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.files import read_tables, write_table
-from noveval.judges import figures, generation, instances, retrieval, rewrites, summary, tables
+from noveval.judges import generation, instances, rewrites, tables
 from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
 from noveval.judges.authors import AuthorsPrompts, apply_blocklist, blocked_titles
 from noveval.judges.grid import ideation_setup_name
@@ -202,6 +206,8 @@ def related_work(
     related_path: str,
 ) -> None:
     """The top-k related abstracts per idea from the retrieval corpus."""
+    from noveval.judges import retrieval
+
     reference = load_registry(registry_path).encoder(encoder)
     table = retrieval.related_work(
         instances.read_instances(instances_path),
@@ -259,6 +265,8 @@ def metrics(
     cost: str,
 ) -> None:
     """One metrics row per judge × setup × change of one format (``cost``: its basis)."""
+    from noveval.judges import summary
+
     frame = read_tables(verdicts_paths)
     table = summary.metrics_table(
         frame,
@@ -279,16 +287,22 @@ def report_tables(metrics_path: str, markdown_path: str) -> None:
 
 def cost_quality(metrics_paths: list[str], png_path: str) -> None:
     """The cost–quality scatter from the metrics alone."""
+    from noveval.judges import figures
+
     figures.cost_quality(read_tables(metrics_paths), png_path)
 
 
 def motivation(metrics_path: str, model: str, changes: list[str], png_path: str) -> None:
     """The motivating figure from the pairwise metrics alone."""
+    from noveval.judges import figures
+
     figures.motivation(pd.read_parquet(metrics_path), png_path, model, changes)
 
 
 def d_minus_sources(metrics_paths: list[str], png_path: str) -> None:
     """Judge quality by D₋ source (human or generator) from the metrics alone."""
+    from noveval.judges import figures
+
     figures.d_minus_sources(read_tables(metrics_paths), png_path)
 
 

@@ -1,4 +1,8 @@
-"""The NovBench stages as file-to-file functions; each Snakemake rule calls exactly one."""
+"""The NovBench stages as file-to-file functions; each Snakemake rule calls exactly one.
+
+The modules that load torch, scipy or matplotlib are imported by the steps that use them: each
+job is a fresh process, importing them takes seconds, and most jobs need none of them.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,8 @@ from noveval import datasets
 from noveval.batches import PARAPHRASE, read_responses
 from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.files import read_tables, write_table
-from noveval.novbench import generation, perturbation, radar, records, tables, uncertainty
+from noveval.novbench import generation, perturbation, records, tables
 from noveval.novbench.parsing import parse_evaluation
-from noveval.novbench.scoring import NovBenchScorer
 from noveval.registry import load_registry
 
 log = logging.getLogger(__name__)
@@ -178,6 +181,8 @@ def score(
 
     The metric models load once, and each unique sentence is embedded and scored once.
     """
+    from noveval.novbench.scoring import NovBenchScorer
+
     registry = load_registry(registry_path)
     papers = records.read_papers(papers_path)
     if parsed_paths:
@@ -200,10 +205,14 @@ def score(
 
 def table(scores_paths: list[str], csv_path: str, markdown_path: str) -> None:
     """The paper's Table 2 layout, with bootstrap intervals and tests, from the scores alone."""
+    from noveval.novbench import uncertainty
+
     scores = read_tables(scores_paths)
     tables.write(tables.summarise(scores), csv_path, markdown_path, uncertainty.markdown(scores))
 
 
 def sentiment_radar(scores_paths: list[str], png_path: str) -> None:
     """The radar of label shares from the scores tables alone."""
+    from noveval.novbench import radar
+
     radar.plot(read_tables(scores_paths), png_path)
