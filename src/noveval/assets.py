@@ -9,10 +9,13 @@ A reference is one of
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
+import shutil
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 PACKAGE_PREFIX = "pypi:"
@@ -39,19 +42,38 @@ def package_file(module: str, filename: str) -> Path:
 
 def extract_once(archive: Path, name: str) -> Path:
     """Extract ``archive`` into the asset cache as ``name``; safe when jobs race to do it."""
+
+    def extract(staging: Path) -> None:
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(staging)
+
+    return build_once(name, extract)
+
+
+def build_once(name: str, build: Callable[[Path], None]) -> Path:
+    """The asset cache's folder ``name``, made by ``build`` (given an empty staging folder) the
+    first time only; safe when jobs race to build it (the first rename wins)."""
     target = asset_cache() / name
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{name}-"))
-    with zipfile.ZipFile(archive) as zf:
-        zf.extractall(staging)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-"))
     try:
+        build(staging)
         staging.rename(target)
     except OSError:
         if not target.exists():
             raise
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
     return target
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's content."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def resolve(reference: str) -> str:
