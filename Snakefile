@@ -8,6 +8,7 @@ from noveval.logs import failure_summary
 from noveval.judges.grid import judges_grid
 from noveval.novbench.authors import upstream_inputs
 from noveval.novbench.grid import novbench_grid
+from noveval.provenance import canonicalize
 from noveval.registry import load_registry, models_to_call
 
 min_version("9.0")
@@ -25,6 +26,8 @@ if not config:
 
 
 validate(config, "config/schemas/config.schema.yaml")
+# Keys in any order, models in any order: the same config, the same params (nothing reruns).
+canonicalize(config)
 
 REGISTRY = load_registry(config["registry"])
 NOVBENCH = novbench_grid(config, REGISTRY)

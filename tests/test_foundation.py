@@ -12,6 +12,7 @@ from conftest import REPO, SAMPLE, run_snakemake, shared_file, snakemake_env, wr
 from noveval.chat_requests import build_request, request_id
 from noveval.engines.journal import Journal
 from noveval.novbench.grid import novbench_grid
+from noveval.provenance import canonical
 from noveval.registry import ModelSpec, RegistryError, load_registry
 
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64}
@@ -33,6 +34,24 @@ def test_request_id_is_stable_and_sensitive():
     assert first != request_id(spec, [{"role": "user", "content": "Is it novel?"}], DECODING)
     row = build_request("p1", spec, MESSAGES, DECODING)
     assert json.loads(row["messages"]) == MESSAGES and row["max_tokens"] == 64
+
+
+def test_canonical_config_sorts_keys_and_model_lists_only():
+    novbench = {"models": ["b", "a"], "strategies": ["zero", "few"], "decoding": {"z": 1, "a": 2}}
+    generation = {"generators": ["y", "x"], "comparisons": [{"weaker": "a", "stronger": "b"}]}
+    config = {"novbench": novbench, "judges": {"generation": generation, "changes": ["P4", "P3"]}}
+    result = canonical(config)
+    assert list(result) == ["judges", "novbench"]
+    assert list(result["novbench"]) == ["decoding", "models", "strategies"]
+    assert list(result["novbench"]["decoding"]) == ["a", "z"]
+    assert result["novbench"]["models"] == ["a", "b"]
+    assert result["judges"]["generation"]["generators"] == ["x", "y"]
+    # lists whose order means something keep it; the mappings inside them are sorted too
+    assert result["novbench"]["strategies"] == ["zero", "few"]
+    assert result["judges"]["changes"] == ["P4", "P3"]
+    assert list(result["judges"]["generation"]["comparisons"][0]) == ["stronger", "weaker"]
+    assert novbench["models"] == ["b", "a"]  # the input is left as it was
+    assert repr(canonical(result)) == repr(result)
 
 
 def test_journal_survives_a_cut_line_and_skips_errors(tmp_path):

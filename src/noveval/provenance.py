@@ -37,6 +37,30 @@ def code_version(*modules: str, step: str | None = None, data: tuple[str, ...] =
     return digest.hexdigest()[:12]
 
 
+# Config lists whose order carries no meaning: lists of model names (outputs order models
+# themselves), found by their key wherever they stand.
+UNORDERED_LISTS = frozenset({"models", "generators"})
+
+
+def canonical(value, key: str | None = None):
+    """``value`` with every mapping's keys sorted and every list of model names sorted, at every
+    depth: the config in the form that params carry, so that two files saying the same thing (a
+    mapping's keys in another order, the models listed in another order) rerun nothing."""
+    if isinstance(value, dict):
+        return {name: canonical(value[name], name) for name in sorted(value, key=str)}
+    if isinstance(value, list):
+        items = [canonical(item) for item in value]
+        return sorted(items) if key in UNORDERED_LISTS else items
+    return value
+
+
+def canonicalize(config: dict) -> None:
+    """Put the workflow's config into canonical form in place (Snakemake holds the object)."""
+    ordered = canonical(config)
+    config.clear()
+    config.update(ordered)
+
+
 def config_slice(section: dict, *keys: str) -> dict:
     """The keys of a config section that a step reads: its param, so that only a change of
     these reruns it."""

@@ -316,7 +316,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     for (change, reason), count in Counter(why).items():
         log.warning("judges: %d '%s' cell(s) left out: %s", count, change, reason)
     motivation = dict(section["motivation"])
-    motivation.setdefault("model", next(iter(specs), None))  # the first judge
+    motivation.setdefault("model", min(specs, default=None))  # the first judge by name
     return JudgesGrid(
         tuple(cells),
         datasets,
