@@ -11,8 +11,11 @@ setup: $(SETUP)
 
 # llama.cpp is compiled for a portable x86-64 baseline (AVX2): a native build may emit AMX or
 # AVX-512 instructions that a virtual machine advertises but does not allow (illegal instruction).
-# It skips pip's wheel cache so that a natively built wheel from elsewhere is never reused.
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+# It skips pip's wheel cache so that a natively built wheel from elsewhere is never reused. The
+# multimodal library (llava/mtmd, 51 of 178 compile units) is not built: the server loads it only
+# for image chat formats, which no model here uses.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DLLAVA_BUILD=OFF
 
 # torch is pinned to the CPU build in the 'local' extra; an unpinned torch is a multi-GB CUDA one.
 # Every dependency the cluster's CPU environment pins (envs/noveval.yaml) is installed at that
