@@ -1,15 +1,27 @@
-"""Shared fixtures: paths, the real data beside the checkout, and Snakemake runs."""
+"""Shared fixtures: paths, the real data beside the checkout, and Snakemake runs.
+
+The workflow runs that many tests read are made once per session: ``embedded_run`` (the embedded
+default on tiny inputs, both tracks), ``release_judges_run`` (the judges on the authors' real
+release) and ``paper_grid`` (the papers' grid, dry-run and planned). A test reads a run's
+outputs, dry-runs overlays against it, or changes a copy of it (:meth:`WorkflowRun.copy`); it
+never changes the run's outputs (a dry run against an edited file the run reads, its registry or
+a package module, restores the file).
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
+from loopback_api import LoopbackAPI
 from recording_proxy import RecordingProxy
 
 from noveval.engines.servers import serve
@@ -20,6 +32,11 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 SAMPLE = REPO / "data" / "sample" / "novbench_sample.json"
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PROXIED_MODEL = "proxied-smollm2"
+JUDGES_SAMPLE = REPO / "data" / "sample" / "judges"
+LOOPBACK_KEY = {"NOVEVAL_TEST_KEY": "sk-loopback"}
+# Hosted models the embedded run points at the loopback server: gpt-4o runs in it, gpt-5.1 is
+# the model that overlays add.
+LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1")
 
 
 def unavailable(reason: str, required_by: str) -> None:
@@ -112,3 +129,157 @@ def proxied_registry(tmp_path: Path, base_url: str) -> Path:
         "price_per_million": {"input": 1.0, "output": 2.0},
     }
     return write_yaml(tmp_path / "models.yaml", registry)
+
+
+@pytest.fixture(scope="session")
+def loopback():
+    """The hosted providers' APIs on 127.0.0.1, enforcing their rules (tests/loopback_api.py)."""
+    server = LoopbackAPI()
+    server.thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def loopback_registry(path: Path, loopback: LoopbackAPI, *names: str) -> Path:
+    """The registry with the hosted models ``names`` pointed at the loopback server; their key
+    variable is NOVEVAL_TEST_KEY (:data:`LOOPBACK_KEY`)."""
+    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
+    for name in names:
+        entry = registry["models"][name]
+        entry.update(base_url=loopback.base_url(entry["api"]), api_key_env="NOVEVAL_TEST_KEY")
+    return write_yaml(path, registry)
+
+
+def tiny_judges_release(folder: Path, pairs: int, ideas: int) -> dict:
+    """The first pairs / ideas of the shipped Human+Generated sample, as release files."""
+    files = {}
+    for format, count in (("pairwise", pairs), ("pointwise", ideas)):
+        if count:
+            content = yaml.safe_load(
+                (JUDGES_SAMPLE / "human-plus-generated" / f"{format}.yaml").read_text()
+            )
+            path = write_yaml(folder / f"{format}.yaml", dict(list(content.items())[:count]))
+            files[format] = str(path)
+    return {"human-plus-generated": files}
+
+
+def planned_jobs(dry_run_output: str) -> list[tuple[str, dict[str, str]]]:
+    """(rule, wildcards) of each job a dry run lists, sorted."""
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", dry_run_output):
+        if match := re.match(r"(?:local)?rule (\w+):", block):
+            found = re.search(r"\n\s+wildcards: (.*)", block)
+            pairs = found.group(1).split(", ") if found else []
+            jobs.append((match.group(1), dict(pair.split("=", 1) for pair in pairs)))
+    return sorted(jobs, key=lambda job: (job[0], sorted(job[1].items())))
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    """A finished workflow run: its whole config file and the environment it ran in."""
+
+    config_path: Path
+    env: dict
+
+    @property
+    def config(self) -> dict:
+        """A fresh copy of the run's config, to change into an overlay."""
+        return yaml.safe_load(self.config_path.read_text())
+
+    @property
+    def results(self) -> Path:
+        return Path(self.config["results"])
+
+    def snakemake(self, *args: str, config: Path | None = None, **kwargs):
+        """Snakemake on this run's config (or ``config``), in its environment."""
+        kwargs.setdefault("env", self.env)
+        return run_snakemake(*args, "--configfile", str(config or self.config_path), **kwargs)
+
+    def planned_jobs(self, config: Path | None = None, *targets: str) -> list:
+        """The jobs a dry run of ``targets`` (default: the default target) would run."""
+        return planned_jobs(self.snakemake(*targets, "-n", "--cores", "2", config=config).stdout)
+
+    def copy(self, folder: Path) -> WorkflowRun:
+        """The run's results copied into ``folder`` (modification times kept), with a config that
+        points at them: a variant for a test that changes outputs."""
+        config = self.config
+        shutil.copytree(self.results, folder / "results", symlinks=True)
+        config["results"] = str(folder / "results")
+        return WorkflowRun(write_yaml(folder / "config.yaml", config), self.env)
+
+
+def start_run(folder: Path, config: dict, env: dict) -> WorkflowRun:
+    """Write ``config`` (its results under ``folder``) and run its default target on 2 cores."""
+    config["results"] = str(folder / "results")
+    run = WorkflowRun(write_yaml(folder / "config.yaml", config), env)
+    run.snakemake("--cores", "2")
+    return run
+
+
+@pytest.fixture(scope="session")
+def embedded_run(tmp_path_factory, loopback) -> WorkflowRun:
+    """The embedded default on tiny inputs, run once for the tests that read a finished run.
+
+    NovBench's whole grid (3 strategies x 3 perturbations) on 2 sample papers (so one few-shot
+    example each), for the local SmolLM2 and for gpt-4o on the loopback server; the judges'
+    reference, P3, retrieval, purpose-mechanism and no-aggregation cells on 2 pairs and 2 ideas,
+    with the motivating figure.
+    """
+    folder = tmp_path_factory.mktemp("embedded")
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["registry"] = str(loopback_registry(folder / "models.yaml", loopback, *LOOPBACK_MODELS))
+    config["decoding"]["max_tokens"] = 48
+    config["novbench"].update(
+        datasets={"tiny": str(sample_subset(folder, 2))}, models=["smollm2-135m", "gpt-4o"]
+    )
+    config["judges"].update(
+        datasets={"tiny": tiny_judges_release(folder, pairs=2, ideas=2)},
+        changes=["reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"],
+        calls={"pointwise": 1, "pairwise_per_order": 1},
+        max_tokens=64,
+        reasoning_chars=60,
+        rewrite_max_tokens=128,
+        bootstrap={"resamples": 200, "seed": 42},
+        motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
+    )
+    return start_run(folder, config, snakemake_env(**LOOPBACK_KEY))
+
+
+@pytest.fixture(scope="session")
+def release_judges_run(tmp_path_factory) -> WorkflowRun:
+    """The judges on the authors' whole release (10 + 13 pairs, 21 + 26 ideas) with the local
+    SmolLM2: the reference judge at one call per idea and order, and no aggregation."""
+    release = shared_file("novelty-eval", "human-only", "pairwise.yaml").parents[1]
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["novbench"]["datasets"] = {}
+    config["judges"].update(
+        datasets={"release": str(release)},
+        changes=["reference", "no_aggregation"],
+        max_tokens=64,
+        reasoning_chars=40,
+        bootstrap={"resamples": 200, "seed": 42},
+    )
+    return start_run(tmp_path_factory.mktemp("release-judges"), config, snakemake_env())
+
+
+@dataclass(frozen=True)
+class PaperGrid:
+    """The papers' whole grid dry-run through the SLURM profile, and its compute plan."""
+
+    dry_run: str  # what the dry run printed
+    plan: Path  # the plan's folder: compute_plan.csv, compute_plan.md
+
+
+@pytest.fixture(scope="session")
+def paper_grid(tmp_path_factory) -> PaperGrid:
+    """``config/paper.yaml`` planned once for the tests that read it: a dry run with the SLURM
+    profile and the ``plan`` target, with no cluster file and no API key."""
+    folder = tmp_path_factory.mktemp("paper-grid")
+    overlay = write_yaml(folder / "results.yaml", {"results": str(folder / "results")})
+    configs = ["--configfile", "config/config.yaml", "config/paper.yaml", str(overlay)]
+    keys = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
+    env = snakemake_env(**dict.fromkeys(keys, ""), SLURM_CONF="/nonexistent")
+    dry = run_snakemake("-n", "--profile", "profiles/slurm", *configs, env=env)
+    run_snakemake("--cores", "1", "plan", *configs, env=env)
+    return PaperGrid(dry.stdout + dry.stderr, folder / "results" / "plan")

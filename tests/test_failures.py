@@ -123,6 +123,8 @@ def journaled_failures(results: Path) -> set[str]:
     return {r["request_id"] for r in records if r["error"]} - answered
 
 
+@pytest.mark.workflow
+@pytest.mark.model
 def test_unreachable_endpoint_fails_loudly_or_within_the_budget_and_reruns_the_failed_calls(
     tmp_path, tiny_config, proxied_server
 ):
@@ -198,6 +200,8 @@ def llama_server_of(job: subprocess.Popen) -> psutil.Process | None:
     return None
 
 
+@pytest.mark.workflow
+@pytest.mark.model
 def test_killed_llama_server_fails_the_job_and_a_rerun_sends_exactly_the_failed_calls(
     tmp_path, tiny_config
 ):

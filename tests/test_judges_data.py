@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import REPO, SHARED_DATA, run_snakemake, shared_file, write_yaml
+from conftest import REPO, SHARED_DATA, shared_file
 
 from noveval.judges.instances import load_release, read_instances, release_files, write_instances
 
@@ -69,32 +69,16 @@ def test_malformed_release_names_the_instance(tmp_path):
 
 @pytest.mark.workflow
 @pytest.mark.model
-def test_overlay_naming_the_real_release_judges_every_instance(tmp_path):
-    """Acceptance: an overlay naming the authors' files loads 10 + 13 pairs and 21 + 26 ideas and
+def test_overlay_naming_the_real_release_judges_every_instance(release_judges_run):
+    """Acceptance: a config naming the authors' files loads 10 + 13 pairs and 21 + 26 ideas and
     writes metrics for them (reference judge only, one call per idea and order, to stay short)."""
-    release = shared_file("novelty-eval", "human-only", "pairwise.yaml").parents[1]
-    overlay = write_yaml(
-        tmp_path / "real.yaml",
-        {
-            "results": str(tmp_path / "results"),
-            "judges": {
-                "datasets": {"sample": None, "release": str(release)},
-                "changes": ["reference", "no_aggregation"],
-                "max_tokens": 64,
-                "reasoning_chars": 40,
-                "bootstrap": {"resamples": 200, "seed": 42},
-            },
-            "novbench": {"datasets": {"sample": None}},
-        },
-    )
-    out = tmp_path / "results" / "judges" / "release"
+    out = release_judges_run.results / "judges" / "release"
     expected = {
         ("pairwise", "human-only"): 10,
         ("pairwise", "human-plus-generated"): 13,
         ("pointwise", "human-only"): 21,
         ("pointwise", "human-plus-generated"): 26,
     }
-    run_snakemake("judges", "--cores", "2", "--configfile", "config/config.yaml", str(overlay))
     for (format, setup), count in expected.items():
         assert len(read_instances(out / format / setup / "instances.parquet")) == count
         metrics = pd.read_csv(out / format / "metrics.csv").set_index(["setup", "change"])
@@ -102,6 +86,8 @@ def test_overlay_naming_the_real_release_judges_every_instance(tmp_path):
         assert row["n_instances"] == count
         assert row["n_calls"] == count * (2 if format == "pairwise" else 1)
         assert metrics.loc[(setup, "no_aggregation"), "n_instances"] == count
-    assert not (tmp_path / "results" / "judges" / "sample").exists()
+    assert sorted(path.name for path in (release_judges_run.results / "judges").iterdir()) == [
+        "release"
+    ]
     for name in ("cost_quality.png", "motivation.png", "d_minus_sources.png"):
         assert (out / name).stat().st_size > 5_000

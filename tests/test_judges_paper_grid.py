@@ -13,7 +13,7 @@ from functools import partial
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, run_snakemake, shared_file, snakemake_env, write_yaml
+from conftest import REPO, shared_file
 from snakemake.utils import update_config, validate
 
 from noveval.judges import release
@@ -156,16 +156,8 @@ def test_judge_workloads_count_calls_and_tokens_by_hand():
 
 
 @pytest.mark.workflow
-def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(tmp_path):
-    # NovBench's datasets are dropped to keep the test cheap (tests/test_plan.py runs them)
-    novbench = {"datasets": {"emnlp2023": None, "emnlp2023-release100": None, "coling2020": None}}
-    overlay = write_yaml(
-        tmp_path / "results.yaml", {"results": str(tmp_path / "results"), "novbench": novbench}
-    )
-    configs = ["--configfile", "config/config.yaml", "config/paper.yaml", str(overlay)]
-    env = snakemake_env(OPENAI_API_KEY="", ANTHROPIC_API_KEY="", SLURM_CONF="/nonexistent")
-    dry = run_snakemake("-n", "--profile", "profiles/slurm", "judges", *configs, env=env)
-    planned = dry.stdout + dry.stderr
+def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_grid):
+    planned = paper_grid.dry_run
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
     assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 85 + 73)
     for model in BACKBONES:
@@ -174,17 +166,23 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(tmp_pat
             *("purpose_mechanism", "no_aggregation"),
         ):
             assert f"novelty-eval/{model}/pairwise/human-only/{change}/verdicts" in planned
-    run_snakemake("--cores", "1", "plan", *configs, env=env)
-    table = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
-    judges = table[table["track"] == "judges"]
-    assert set(judges["model"]) == set(BACKBONES)  # one track: no subtotal, the total last
+    table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
+    judges = table[(table["track"] == "judges") & (table["model"] != "all")]
+    assert set(judges["model"]) == set(BACKBONES)
     assert set(judges[judges["model"] == "gpt-5.4"]["step"]) == {
         "reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "purpose_mechanism",
     }  # fmt: skip
+    # both tracks: a subtotal per track, then the total of both
+    subtotal = table[(table["track"] == "judges") & (table["model"] == "all")].iloc[0]
+    assert subtotal["requests"] == judges["requests"].sum()
+    assert subtotal["api_cost_usd"] == pytest.approx(judges["api_cost_usd"].sum(), abs=0.05)
     total = table.iloc[-1]
-    assert total["track"] == "total" and total["requests"] == judges["requests"].sum()
-    assert total["api_cost_usd"] == pytest.approx(judges["api_cost_usd"].sum(), abs=0.05)
-    markdown = (tmp_path / "results" / "plan" / "compute_plan.md").read_text()
+    assert (
+        total["track"] == "total"
+        and total["requests"]
+        == table.loc[(table["model"] == "all") & (table["track"] != "total"), "requests"].sum()
+    )
+    markdown = (paper_grid.plan / "compute_plan.md").read_text()
     usd = judges["api_cost_usd"].sum()
     assert f"Total {usd:,.0f} USD against the paper's about 15,000 USD" in markdown
     assert "13.46 USD in the paper" in markdown

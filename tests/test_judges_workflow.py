@@ -6,34 +6,24 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import PROXIED_MODEL as MODEL
-from conftest import REPO, proxied_registry, run_snakemake, snakemake_env, write_yaml
+from conftest import (
+    REPO,
+    proxied_registry,
+    run_snakemake,
+    snakemake_env,
+    tiny_judges_release,
+    write_yaml,
+)
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
 
-SAMPLE = REPO / "data" / "sample" / "judges"
 FIGURES = ("cost_quality.png", "motivation.png", "d_minus_sources.png")
 
 
-def tiny_release(tmp_path, pairs: int, ideas: int) -> dict:
-    """The first pairs / ideas of the shipped Human+Generated sample, as release files."""
-    files = {}
-    for format, count in (("pairwise", pairs), ("pointwise", ideas)):
-        if count:
-            content = yaml.safe_load(
-                (SAMPLE / "human-plus-generated" / f"{format}.yaml").read_text()
-            )
-            path = write_yaml(tmp_path / f"{format}.yaml", dict(list(content.items())[:count]))
-            files[format] = str(path)
-    return {"human-plus-generated": files}
-
-
-def targets(tmp_path, formats=("pairwise", "pointwise"), figures=True) -> list[str]:
-    """The tiny dataset's outputs (overlays merge: the default's sample stays in the config)."""
-    out = tmp_path / "results" / "judges" / "tiny"
-    paths = [str(out / f / name) for f in formats for name in ("metrics.csv", "tables.md")]
-    if figures:
-        paths += [str(out / name) for name in FIGURES]
-    return paths
+def pairwise_outputs(tmp_path) -> list[str]:
+    """The tiny dataset's pairwise metrics and tables."""
+    out = tmp_path / "results" / "judges" / "tiny" / "pairwise"
+    return [str(out / "metrics.csv"), str(out / "tables.md")]
 
 
 def judges_config(tmp_path, release: dict, top: dict | None = None, **judges) -> str:
@@ -54,16 +44,10 @@ def judges_config(tmp_path, release: dict, top: dict | None = None, **judges) ->
     return str(write_yaml(tmp_path / "config.yaml", config))
 
 
-def test_tiny_judge_grid_end_to_end(tmp_path):
-    config = judges_config(
-        tmp_path,
-        tiny_release(tmp_path, pairs=2, ideas=2),
-        changes=["reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"],
-        motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
-        rewrite_max_tokens=128,
-    )
-    run_snakemake(*targets(tmp_path), "--cores", "2", "--configfile", config)
-    out = tmp_path / "results" / "judges" / "tiny"
+def test_judge_grid_end_to_end(embedded_run):
+    """The shared run's judge cells: every change, both formats, the rewrites and related work,
+    the tables and figures."""
+    out = embedded_run.results / "judges" / "tiny"
     pairwise = pd.read_csv(out / "pairwise" / "metrics.csv")
     pointwise = pd.read_csv(out / "pointwise" / "metrics.csv")
     assert set(pairwise["change"]) == {
@@ -86,30 +70,13 @@ def test_tiny_judge_grid_end_to_end(tmp_path):
     assert rewritten["ideas"].map(len).eq(2).all()
     related = pd.read_parquet(out / "pairwise" / "human-plus-generated" / "related.parquet")
     assert related["related"].map(lambda blocks: [len(b) for b in blocks] == [5, 5]).all()
-    assert not (
-        out
-        / "smollm2-135m"
-        / "pairwise"
-        / "human-plus-generated"
-        / "no_aggregation"
-        / "requests.parquet"
-    ).exists()
-
-    dry = run_snakemake(*targets(tmp_path), "-n", "--cores", "2", "--configfile", config)
-    assert "Nothing to be done" in dry.stdout + dry.stderr
-
-    # Tables and figures come back from the metrics alone.
-    (out / "pairwise" / "tables.md").unlink()
-    (out / "motivation.png").unlink()
-    plan = run_snakemake(*targets(tmp_path), "-n", "--cores", "2", "--configfile", config)
-    planned = plan.stdout + plan.stderr
-    assert "rule judges_tables:" in planned and "rule judges_motivation:" in planned
-    for expensive in ("infer", "judges_verdicts", "judges_metrics"):
-        assert f"rule {expensive}:" not in planned
+    cells = out / "smollm2-135m" / "pairwise" / "human-plus-generated"
+    assert (cells / "reference" / "requests.parquet").exists()
+    assert not (cells / "no_aggregation" / "requests.parquet").exists()
 
 
 def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):
-    release = tiny_release(tmp_path, pairs=2, ideas=0)
+    release = tiny_judges_release(tmp_path, pairs=2, ideas=0)
     top = {"registry": str(proxied_registry(tmp_path, proxied_server.base_url))}
     common = {
         "models": [MODEL],
@@ -119,7 +86,7 @@ def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):
         "motivation": {"model": MODEL, "changes": ["reference", "no_aggregation"]},
     }
     env = snakemake_env(NOVEVAL_TEST_KEY="local")
-    wanted = targets(tmp_path, formats=("pairwise",), figures=False)
+    wanted = pairwise_outputs(tmp_path)
     config = judges_config(tmp_path, release, top, changes=["reference"], **common)
     before = len(proxied_server.request_ids)
     run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
@@ -140,7 +107,7 @@ def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):
 def test_ideation_comparison_reuses_generations_and_reports_flips(tmp_path, proxied_server):
     """Two generators (the local model, and the same weights behind an API name) write ideas
     for the same areas; the judge compares them under two prompts."""
-    release = tiny_release(tmp_path, pairs=2, ideas=0)
+    release = tiny_judges_release(tmp_path, pairs=2, ideas=0)
     top = {"registry": str(proxied_registry(tmp_path, proxied_server.base_url))}
     generation = {
         "generators": [],

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import shared_file
+from gguf import GGUFReader
+from gguf.quants import dequantize
+from llama_cpp import Llama
 
-from noveval.encoders import length_batches
+from noveval.assets import asset_cache, resolve
+from noveval.encoders import gguf_as_transformers, length_batches
 from noveval.novbench import metrics
 from noveval.novbench.scoring import (
     SCORE_COLUMNS,
@@ -297,3 +302,27 @@ def test_novbench_scorer_on_real_models(scorer):
     assert scores.loc["a", "dist_acc"] == 1.0
     assert 0.0 < scores.loc["a", "fs"] < 1.0
     assert scores.loc["b", ["relevance", "coverage", "dist_acc", "clarity"]].eq(0).all()
+
+
+@pytest.mark.model
+def test_gguf_fluency_lm_is_converted_once_with_its_tensors_and_tokens(scorer):
+    """The converted folder holds the GGUF's own dequantised tensors (read with the gguf
+    library) and tokenises as llama.cpp does with the same file."""
+    gguf = Path(resolve(SMOLLM2))
+    folder = gguf_as_transformers(gguf)
+    assert folder == gguf_as_transformers(gguf) and folder.parent.parent == asset_cache()
+    state = scorer.fluency_lm.model.state_dict()
+    tensors = {tensor.name: tensor for tensor in GGUFReader(gguf).tensors}
+    for gguf_name, name in (
+        ("token_embd.weight", "model.embed_tokens.weight"),
+        ("blk.0.ffn_down.weight", "model.layers.0.mlp.down_proj.weight"),
+        ("blk.29.attn_output.weight", "model.layers.29.self_attn.o_proj.weight"),
+        ("output_norm.weight", "model.norm.weight"),
+    ):
+        tensor = tensors[gguf_name]
+        values = dequantize(tensor.data, tensor.tensor_type).reshape(state[name].shape)
+        assert np.array_equal(values, state[name].numpy()), name
+    vocabulary = Llama(model_path=str(gguf), vocab_only=True, verbose=False)
+    for text in ("The method is new.", "Ünïcode — dashes… “quotes” 12345\ttabs", "x"):
+        ours = scorer.fluency_lm.tokenizer(text, add_special_tokens=False)["input_ids"]
+        assert ours == vocabulary.tokenize(text.encode(), add_bos=False, special=False), text

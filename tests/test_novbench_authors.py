@@ -288,6 +288,7 @@ def test_layout_digest_matches_the_shared_coling_release():
             assert LAYOUT["files"][path]["sha256"] == entry["sha256"], name
 
 
+@pytest.mark.workflow
 def test_workflow_builds_authors_requests_from_fetched_scripts_and_released_inputs(tmp_path):
     """Plumbing: rule upstream_file copies the script the request rule needs (config `upstream`),
     the release dataset holds the released papers and its change cell the released inputs."""

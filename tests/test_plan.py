@@ -209,12 +209,8 @@ def test_plan_target_needs_no_model_and_no_key(tmp_path):
 
 
 @pytest.mark.workflow
-def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(tmp_path):
-    overlay = write_yaml(tmp_path / "results.yaml", {"results": str(tmp_path / "results")})
-    configs = ["--configfile", "config/config.yaml", "config/paper.yaml", str(overlay)]
-    env = snakemake_env(OPENAI_API_KEY="", GEMINI_API_KEY="", SLURM_CONF="/nonexistent")
-    dry = run_snakemake("-n", "--profile", "profiles/slurm", *configs, env=env)
-    planned = dry.stdout + dry.stderr
+def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
+    planned = paper_grid.dry_run
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
     # EMNLP: 9 cells, COLING (no RAG): 6; emnlp2023-release100 (Table 5): GPT-4o's 9
     assert jobs["novbench_requests"] == str(19 * (9 + 6) + 3 * 3)
@@ -227,8 +223,7 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(tmp_path):
     )
     assert len(batches) == int(jobs["infer"]) == len(set(batches)) == 19 * 2 + 1 + 2 + 6
     assert sum(batch == "paraphrase" for *_, batch in batches) == 2
-    run_snakemake("--cores", "1", "plan", *configs, env=env)
-    table = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
+    table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
     models = table[
         (table["track"] == "novbench") & (table["gpus_per_job"] > 0) & (table["model"] != "all")
     ]

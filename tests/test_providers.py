@@ -11,11 +11,10 @@ import json
 import logging
 from dataclasses import replace
 
-import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, run_snakemake, sample_subset, snakemake_env, write_yaml
-from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS, LoopbackAPI
+from conftest import REPO
+from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS
 
 from noveval.chat_requests import build_request
 from noveval.engines.client import ClientSettings, send_requests
@@ -37,15 +36,6 @@ EFFORT_FIELD = {  # where each API carries the reasoning effort
     "responses": lambda body: (body.get("reasoning") or {}).get("effort"),
     "messages": lambda body: (body.get("output_config") or {}).get("effort"),
 }
-
-
-@pytest.fixture(scope="module")
-def loopback():
-    server = LoopbackAPI()
-    server.thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 @functools.cache
@@ -241,41 +231,3 @@ def test_grid_refuses_or_names_what_a_model_cannot_do():
     assert any(
         "claude-sonnet-4-5" in line and "no reasoning effort 'low'" in line for line in grid.omitted
     )
-
-
-@pytest.mark.workflow
-def test_changed_registry_entry_reruns_that_model_only(loopback, tmp_path, tiny_config):
-    """Two hosted models on the loopback; their tables come from the cached outputs with no
-    key; a changed registry effort of gpt-5.1 reruns its requests and inference and nothing of
-    gpt-4o (the new ids: the unit test above)."""
-    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
-    for name in ("gpt-4o", "gpt-5.1"):
-        entry = registry["models"][name]
-        entry.update(base_url=loopback.base_url(entry["api"]), api_key_env="NOVEVAL_TEST_KEY")
-    registry_path = write_yaml(tmp_path / "models.yaml", registry)
-    config = tiny_config(
-        top={"registry": str(registry_path)},
-        datasets={"tiny": str(sample_subset(tmp_path, 2))},
-        models=["gpt-4o", "gpt-5.1"],
-        strategies=["zero"],
-        perturbations=["none"],
-    )
-    cells = tmp_path / "results" / "novbench" / "tiny"
-    targets = {m: cells / m / "responses" / "cells.parquet" for m in ("gpt-4o", "gpt-5.1")}
-    env = snakemake_env(NOVEVAL_TEST_KEY="sk-loopback")
-    run = [*map(str, targets.values()), "--cores", "2", "--configfile", str(config)]
-    run_snakemake(*run, env=env)
-    assert all(pd.read_parquet(t)["error"].isna().all() for t in targets.values())
-
-    # The README's command for tables and figures from cached outputs needs no key.
-    keyless = {name: value for name, value in env.items() if name != "NOVEVAL_TEST_KEY"}
-    readme = ["novbench", "--cores", "2", "--configfile", str(config)]
-    run_snakemake(*readme, "--forcerun", "novbench_table", "novbench_radar", env=keyless)
-    assert len(pd.read_csv(cells / "table.csv")) == 3  # human, gpt-4o, gpt-5.1
-
-    registry["models"]["gpt-5.1"]["reasoning_effort"] = "low"
-    write_yaml(registry_path, registry)
-    planned = run_snakemake(*run, "-n", env=env).stdout
-    outputs = [line for line in planned.splitlines() if line.strip().startswith("output:")]
-    assert len(outputs) == 2 and all("/gpt-5.1/" in line for line in outputs), planned[-2000:]
-    assert "params have changed since last execution" in planned

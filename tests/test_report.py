@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 from conftest import REPO, run_snakemake, write_yaml
 from report_check import build_report, report_contents
@@ -23,6 +24,7 @@ CATEGORIES = {
 }
 
 
+@pytest.mark.workflow
 def test_every_table_and_figure_is_in_the_report_with_a_caption(tmp_path):
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["results"] = str(tmp_path / "results")

@@ -228,6 +228,8 @@ def coling_run(tmp_path_factory):
     return tmp / "results"
 
 
+@pytest.mark.workflow
+@pytest.mark.model
 def test_coling_acceptance_report(coling_run):
     rows = pd.read_csv(coling_run / "reproduction" / "report.csv", keep_default_na=False)
     assert list(rows.columns) == report.COLUMNS and len(rows) == 870 + 431
@@ -244,6 +246,8 @@ def test_coling_acceptance_report(coling_run):
     assert "## NovBench uncertainty on coling2020" in text and "| human" in text
 
 
+@pytest.mark.workflow
+@pytest.mark.model
 def test_coling_human_row_matches_paper(coling_run):
     table = pd.read_csv(coling_run / "novbench" / "coling2020" / "table.csv")
     assert list(table["model"]) == ["human"]
@@ -255,6 +259,8 @@ def test_coling_human_row_matches_paper(coling_run):
     assert human["coverage"] == pytest.approx(1.0) and human["dist_acc"] == pytest.approx(1.0)
 
 
+@pytest.mark.workflow
+@pytest.mark.model
 def test_coling_table_md_holds_the_bootstrap_intervals(coling_run):
     text = (coling_run / "novbench" / "coling2020" / "table.md").read_text()
     assert "95% bootstrap intervals of the means over papers" in text

@@ -59,6 +59,7 @@ def test_server_environment_drops_what_changes_serving(monkeypatch):
     assert environment["HF_HOME"] == "/cache/hf"
 
 
+@pytest.mark.model
 def test_server_ready_with_api_keys_in_the_environment_and_its_port_taken(
     monkeypatch, tmp_path, caplog
 ):

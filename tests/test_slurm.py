@@ -19,6 +19,7 @@ import pytest
 import yaml
 from conftest import (
     REPO,
+    SNAKEMAKE,
     run_snakemake,
     sample_subset,
     snakemake_env,
@@ -26,7 +27,7 @@ from conftest import (
     write_yaml,
 )
 
-pytestmark = [pytest.mark.workflow, pytest.mark.model]
+pytestmark = [pytest.mark.slurm, pytest.mark.workflow, pytest.mark.model]
 
 SCRIPTS = REPO / "tests" / "slurm"
 DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")
@@ -121,7 +122,21 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
     configs, results = tiny_run(tmp_path, "on-slurm", dataset, registry)
     slurm_logs = tmp_path / "slurm-logs"
     profile = ["--profile", "profiles/slurm", "--cores", "2", "--slurm-logdir", str(slurm_logs)]
-    run_snakemake("novbench", *profile, *configs, env=env)
+    # The same grid on the local executor, run meanwhile: the SLURM run mostly waits on its jobs.
+    local_configs, local_results = tiny_run(tmp_path, "local", dataset, registry)
+    with open(tmp_path / "local.log", "w") as log:
+        local = subprocess.Popen(
+            [*SNAKEMAKE, "novbench", "--profile", "profiles/local", *local_configs],
+            cwd=REPO, env=snakemake_env(), stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        run_snakemake("novbench", *profile, *configs, env=env)
+    except BaseException:
+        local.terminate()
+        raise
+    finally:
+        local_status = local.wait(timeout=900)
+    assert local_status == 0, (tmp_path / "local.log").read_text()[-4000:]
 
     # Every job ran as a SLURM job: each rule log names its job id, and slurmctld knows it.
     logs = results / "logs" / "novbench" / "tiny"
@@ -162,9 +177,7 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
     assert len(jobs) == 6  # 9 rule jobs in 6 SLURM jobs
     assert (slurm_logs / "group_scores_novbench_parse_novbench_score").is_dir()
 
-    # The same grid on the local executor gives the same table.
-    local_configs, local_results = tiny_run(tmp_path, "local", dataset, registry)
-    run_snakemake("novbench", "--profile", "profiles/local", *local_configs)
+    # The same grid on the local executor gave the same table.
     on_slurm = pd.read_csv(results / "novbench" / "tiny" / "table.csv")
     local = pd.read_csv(local_results / "novbench" / "tiny" / "table.csv")
     pd.testing.assert_frame_equal(on_slurm, local)

@@ -91,6 +91,7 @@ def registry_with_test_models(tmp_path):
     return write_yaml(tmp_path / "models.yaml", registry)
 
 
+@pytest.mark.workflow
 def test_weights_rule_downloads_once_and_jobs_serve_the_snapshot_offline(
     tmp_path, tiny_config, hub
 ):

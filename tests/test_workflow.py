@@ -1,112 +1,169 @@
-"""The workflow end to end with the real SmolLM2 server, on tiny configs."""
+"""The workflow end to end with the real SmolLM2 server: the shared run of the embedded default
+(conftest's ``embedded_run``), its reruns and its report."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, run_snakemake, sample_subset, write_yaml
+from conftest import LOOPBACK_KEY, REPO, write_yaml
 from report_check import assert_report_shows
 
 from noveval.batches import read_responses
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
 
+NOVBENCH_REPORT = {"novbench_table", "novbench_radar", "novbench", "all"}
 
-def test_tiny_grid_end_to_end(tmp_path, tiny_config):
-    dataset = sample_subset(tmp_path, 3)
-    config = tiny_config(
-        datasets={"tiny": str(dataset)},
-        strategies=["zero", "few", "rag"],
-        perturbations=["none", "change", "del"],
-    )
-    run_snakemake("--cores", "2", "--configfile", str(config))
-    out = tmp_path / "results" / "novbench" / "tiny"
+
+def test_novbench_grid_end_to_end(embedded_run):
+    out = embedded_run.results / "novbench" / "tiny"
     table = pd.read_csv(out / "table.csv")
-    assert len(table) == 1 + 3 * 3
+    assert len(table) == 1 + 2 * 3 * 3
     assert table.iloc[0]["model"] == "human"
-    models = table[table["model"] != "human"]
-    assert set(zip(models["strategy"], models["perturbation"])) == {
-        (s, p) for s in ("zero", "few", "rag") for p in ("none", "change", "del")
-    }
-    assert (table["n_papers"] == 3).all()
+    for model in ("smollm2-135m", "gpt-4o"):
+        rows = table[table["model"] == model]
+        assert set(zip(rows["strategy"], rows["perturbation"])) == {
+            (s, p) for s in ("zero", "few", "rag") for p in ("none", "change", "del")
+        }
+    assert (table["n_papers"] == 2).all()
     assert table[["relevance", "coverage", "clarity", "dist_acc"]].notna().all().all()
+    models = table[table["model"] != "human"]
     assert models["relevance"].between(0, 5).all() and models["clarity"].between(0, 1).all()
     assert (table["relevance_encoder"] == "all-minilm-l6-v2").all()
+    # the loopback answers every call with a verdict in JSON: no item, counted, never a crash
+    assert (table.loc[table["model"] == "gpt-4o", "n_empty"] == 2).all()
     assert (out / "sentiment_radar.png").stat().st_size > 10_000
     assert "Scored with" in (out / "table.md").read_text()
     # One inference job, one server start, answered the model's 9 cells; one the paraphrases.
     batch = out / "smollm2-135m" / "responses"
     assert sorted(path.name for path in batch.iterdir()) == ["cells.parquet", "paraphrase.parquet"]
     responses = read_responses(batch / "cells.parquet", "zero-none")
-    assert len(responses) == 3 and responses["error"].isna().all()
+    assert len(responses) == 2 and responses["error"].isna().all()
     assert (responses["output_tokens"] > 0).all()
     assert pd.read_parquet(batch / "cells.parquet")["cell"].nunique() == 9
     paraphrases = read_responses(batch / "paraphrase.parquet", "paraphrase")
     assert paraphrases["item_id"].str.contains("#").all()
-    infer_log = tmp_path / "results" / "logs" / "novbench" / "tiny" / "smollm2-135m" / "cells"
-    assert "smollm2-135m/cells: 9 cells," in (infer_log / "infer.log").read_text()
+    logs = embedded_run.results / "logs" / "novbench" / "tiny"
+    infer_log = (logs / "smollm2-135m" / "cells" / "infer.log").read_text()
+    assert "smollm2-135m/cells: 9 cells," in infer_log
+    assert (logs / "papers.log").exists()  # every rule leaves its log
 
-    # Every rule left its log; a second run has nothing to do.
-    assert (tmp_path / "results" / "logs" / "novbench" / "tiny" / "papers.log").exists()
-    dry = run_snakemake("-n", "--cores", "2", "--configfile", str(config))
+
+def test_second_run_has_nothing_to_do(embedded_run):
+    dry = embedded_run.snakemake("-n", "--cores", "2")
     assert "Nothing to be done" in dry.stdout + dry.stderr
 
-    # Tables and figures come back from the scores alone: no model call, no metric.
-    (out / "table.csv").unlink()
-    (out / "sentiment_radar.png").unlink()
-    plan = run_snakemake("-n", "--cores", "2", "--configfile", str(config))
-    planned = plan.stdout + plan.stderr
-    assert "novbench_table" in planned and "novbench_radar" in planned
-    for expensive in ("infer", "novbench_score"):
-        assert f"rule {expensive}:" not in planned
-    run_snakemake("--cores", "2", "--configfile", str(config))
-    assert pd.read_csv(out / "table.csv").equals(table)
 
-    # Reruns cost only what changed: a new model adds its own jobs and the tables and figures;
-    # a scoring setting or the metrics' code rerun scoring and what follows, nothing upstream.
-    report_steps = {"novbench_table", "novbench_radar", "novbench", "all"}
-    with_gpt4o = yaml.safe_load(config.read_text())
-    with_gpt4o["novbench"]["models"] = ["smollm2-135m", "gpt-4o"]
-    jobs = planned_jobs(write_yaml(tmp_path / "gpt-4o.yaml", with_gpt4o))
-    assert {rule for rule, wildcards in jobs if wildcards.get("model") != "gpt-4o"} <= report_steps
-    assert {rule for rule, wildcards in jobs if wildcards.get("model") == "gpt-4o"} == {
+def test_tables_and_figures_come_back_from_cached_outputs_with_no_key(embedded_run, tmp_path):
+    """The README's command for tables and figures from cached outputs: no model call, no
+    metric, no API key."""
+    run = embedded_run.copy(tmp_path)
+    novbench, judges = run.results / "novbench" / "tiny", run.results / "judges" / "tiny"
+    table = pd.read_csv(novbench / "table.csv")
+    for path in (novbench / "table.csv", novbench / "sentiment_radar.png"):
+        path.unlink()
+    (judges / "pairwise" / "tables.md").unlink()
+    (judges / "motivation.png").unlink()
+    keyless = {name: value for name, value in run.env.items() if name not in LOOPBACK_KEY}
+    assert {rule for rule, _ in run.planned_jobs()} == {
+        *("novbench_table", "novbench_radar", "judges_tables", "judges_motivation", "all")
+    }
+    run.snakemake("--cores", "2", env=keyless)
+    assert pd.read_csv(novbench / "table.csv").equals(table)
+    assert "Tie rate" in (judges / "pairwise" / "tables.md").read_text()
+
+
+def reordered(value):
+    """``value`` with every mapping's keys in reverse order, at every depth."""
+    if isinstance(value, dict):
+        return {key: reordered(value[key]) for key in reversed(value)}
+    return value
+
+
+def test_overlays_that_say_the_same_in_another_order_rerun_nothing(embedded_run, tmp_path):
+    """A copy of the run's config with every mapping's keys and the models lists reversed, and
+    the same written sorted (as yaml.safe_dump writes it): no job."""
+    config = reordered(embedded_run.config)
+    for section in ("novbench", "judges"):
+        config[section]["models"].reverse()
+    assert config["novbench"]["models"] == ["gpt-4o", "smollm2-135m"]
+    assert list(config) != list(embedded_run.config)
+    backwards = tmp_path / "backwards.yaml"
+    backwards.write_text(yaml.safe_dump(config, sort_keys=False))
+    assert embedded_run.planned_jobs(backwards) == []
+    sorted_keys = tmp_path / "sorted.yaml"
+    sorted_keys.write_text(yaml.safe_dump(config))
+    assert embedded_run.planned_jobs(sorted_keys) == []
+
+
+def sorted_overlay(path, config: dict):
+    """``config`` written as a new user's yaml.safe_dump writes it: keys sorted."""
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_a_new_model_reruns_only_its_jobs_and_the_tables(embedded_run, tmp_path):
+    config = embedded_run.config
+    config["novbench"]["models"].insert(0, "gpt-5.1")
+    jobs = embedded_run.planned_jobs(sorted_overlay(tmp_path / "gpt-5.1.yaml", config))
+    assert {rule for rule, wildcards in jobs if wildcards.get("model") != "gpt-5.1"} <= (
+        NOVBENCH_REPORT
+    )
+    assert {rule for rule, wildcards in jobs if wildcards.get("model") == "gpt-5.1"} == {
         "novbench_requests",
         "infer",
         "novbench_parse",
         "novbench_score",
     }
-    threshold = yaml.safe_load(config.read_text())
-    threshold["novbench"]["scoring"]["coverage_threshold"] = 0.6
-    scoring = planned_jobs(write_yaml(tmp_path / "threshold.yaml", threshold))
-    assert {rule for rule, _ in scoring} == {"novbench_score"} | (report_steps - {"novbench"})
-    assert {w["model"] for rule, w in scoring if rule == "novbench_score"} == {
-        "smollm2-135m",
-        "human",
-    }
+
+
+def test_a_scoring_setting_or_the_metrics_code_rerun_scoring_and_what_follows(
+    embedded_run, tmp_path
+):
+    def steps(jobs) -> list[tuple[str, str | None]]:
+        return sorted((rule, wildcards.get("model")) for rule, wildcards in jobs)
+
+    scoring_and_after = [
+        *[("novbench_score", model) for model in ("gpt-4o", "human", "smollm2-135m")],
+        *[(rule, None) for rule in ("all", "novbench_radar", "novbench_table")],
+    ]
+    config = embedded_run.config
+    config["novbench"]["scoring"]["coverage_threshold"] = 0.6
+    threshold = sorted_overlay(tmp_path / "threshold.yaml", config)
+    assert steps(embedded_run.planned_jobs(threshold)) == sorted(scoring_and_after)
     metrics = REPO / "src" / "noveval" / "novbench" / "metrics.py"
     source = metrics.read_text()
     try:
         metrics.write_text(source + "\n# a changed metric\n")
-        assert planned_jobs(config) == scoring
+        assert steps(embedded_run.planned_jobs()) == sorted(scoring_and_after)
     finally:
         metrics.write_text(source)
-    assert planned_jobs(config) == []
-
-    # The Snakemake report of this run shows the radar beside its caption in Chromium.
-    assert_report_shows(config, tmp_path, "tiny")
+    assert embedded_run.planned_jobs() == []
 
 
-def planned_jobs(config: Path) -> list[tuple[str, dict[str, str]]]:
-    """(rule, wildcards) of each job a dry run of the default target lists, sorted."""
-    output = run_snakemake("-n", "--cores", "2", "--configfile", str(config)).stdout
-    jobs = []
-    for block in re.split(r"\n(?=(?:local)?rule \w+:)", output):
-        if match := re.match(r"(?:local)?rule (\w+):", block):
-            found = re.search(r"\n\s+wildcards: (.*)", block)
-            pairs = found.group(1).split(", ") if found else []
-            jobs.append((match.group(1), dict(pair.split("=", 1) for pair in pairs)))
-    return sorted(jobs, key=lambda job: (job[0], sorted(job[1].items())))
+def test_a_changed_registry_entry_reruns_that_model_only(embedded_run):
+    """A changed registry entry of gpt-4o (its price) reruns gpt-4o's requests and inference,
+    and nothing of the local model."""
+    registry_path = Path(embedded_run.config["registry"])
+    content = registry_path.read_text()
+    registry = yaml.safe_load(content)
+    registry["models"]["gpt-4o"]["price_per_million"]["output"] += 1
+    batches = [
+        str(embedded_run.results / "novbench" / "tiny" / model / "responses" / "cells.parquet")
+        for model in ("smollm2-135m", "gpt-4o")
+    ]
+    try:
+        write_yaml(registry_path, registry)
+        planned = embedded_run.snakemake(*batches, "-n", "--cores", "2").stdout
+    finally:
+        registry_path.write_text(content)
+    outputs = [line for line in planned.splitlines() if line.strip().startswith("output:")]
+    assert len(outputs) == 9 + 1 and all("/gpt-4o/" in line for line in outputs), planned[-2000:]
+    assert "params have changed since last execution" in planned
+
+
+def test_the_report_shows_the_radar_beside_its_caption_in_chromium(embedded_run, tmp_path):
+    assert_report_shows(embedded_run.config_path, tmp_path, "tiny")
