@@ -177,14 +177,16 @@ def planned_jobs(dry_run_output: str) -> list[tuple[str, dict[str, str]]]:
 
 @dataclass(frozen=True)
 class WorkflowRun:
-    """A finished workflow run: its whole config file and the environment it ran in."""
+    """A finished workflow run: its config file (read after the ``base`` files, if any) and the
+    environment it ran in."""
 
     config_path: Path
     env: dict
+    base: tuple[str, ...] = ()
 
     @property
     def config(self) -> dict:
-        """A fresh copy of the run's config, to change into an overlay."""
+        """A fresh copy of the run's config file, to change into an overlay."""
         return yaml.safe_load(self.config_path.read_text())
 
     @property
@@ -192,13 +194,14 @@ class WorkflowRun:
         return Path(self.config["results"])
 
     def snakemake(self, *args: str, config: Path | None = None, **kwargs):
-        """Snakemake on this run's config (or ``config``), in its environment."""
+        """Snakemake on this run's config (or ``config`` in its place), in its environment."""
         kwargs.setdefault("env", self.env)
-        return run_snakemake(*args, "--configfile", str(config or self.config_path), **kwargs)
+        configs = [*self.base, str(config or self.config_path)]
+        return run_snakemake(*args, "--configfile", *configs, **kwargs)
 
-    def planned_jobs(self, config: Path | None = None, *targets: str) -> list:
-        """The jobs a dry run of ``targets`` (default: the default target) would run."""
-        return planned_jobs(self.snakemake(*targets, "-n", "--cores", "2", config=config).stdout)
+    def planned_jobs(self, config: Path | None = None) -> list:
+        """The jobs a dry run of the default target would run."""
+        return planned_jobs(self.snakemake("-n", "--cores", "2", config=config).stdout)
 
     def copy(self, folder: Path) -> WorkflowRun:
         """The run's results copied into ``folder`` (modification times kept), with a config that
@@ -206,13 +209,13 @@ class WorkflowRun:
         config = self.config
         shutil.copytree(self.results, folder / "results", symlinks=True)
         config["results"] = str(folder / "results")
-        return WorkflowRun(write_yaml(folder / "config.yaml", config), self.env)
+        return WorkflowRun(write_yaml(folder / "config.yaml", config), self.env, self.base)
 
 
-def start_run(folder: Path, config: dict, env: dict) -> WorkflowRun:
+def start_run(folder: Path, config: dict, env: dict, base: tuple[str, ...] = ()) -> WorkflowRun:
     """Write ``config`` (its results under ``folder``) and run its default target on 2 cores."""
     config["results"] = str(folder / "results")
-    run = WorkflowRun(write_yaml(folder / "config.yaml", config), env)
+    run = WorkflowRun(write_yaml(folder / "config.yaml", config), env, base)
     run.snakemake("--cores", "2")
     return run
 
@@ -249,18 +252,21 @@ def embedded_run(tmp_path_factory, loopback) -> WorkflowRun:
 @pytest.fixture(scope="session")
 def release_judges_run(tmp_path_factory) -> WorkflowRun:
     """The judges on the authors' whole release (10 + 13 pairs, 21 + 26 ideas) with the local
-    SmolLM2: the reference judge at one call per idea and order, and no aggregation."""
+    SmolLM2: the reference judge at one call per idea and order, and no aggregation. An overlay
+    on ``config/config.yaml`` that drops the default's samples with ``null``."""
     release = shared_file("novelty-eval", "human-only", "pairwise.yaml").parents[1]
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    config["novbench"]["datasets"] = {}
-    config["judges"].update(
-        datasets={"release": str(release)},
-        changes=["reference", "no_aggregation"],
-        max_tokens=64,
-        reasoning_chars=40,
-        bootstrap={"resamples": 200, "seed": 42},
-    )
-    return start_run(tmp_path_factory.mktemp("release-judges"), config, snakemake_env())
+    overlay = {
+        "judges": {
+            "datasets": {"sample": None, "release": str(release)},
+            "changes": ["reference", "no_aggregation"],
+            "max_tokens": 64,
+            "reasoning_chars": 40,
+            "bootstrap": {"resamples": 200, "seed": 42},
+        },
+        "novbench": {"datasets": {"sample": None}},
+    }
+    folder = tmp_path_factory.mktemp("release-judges")
+    return start_run(folder, overlay, snakemake_env(), base=("config/config.yaml",))
 
 
 @dataclass(frozen=True)

@@ -99,11 +99,7 @@ def _imports(module: str, source: Path) -> list[str]:
                 base = f"{parent}.{base}".rstrip(".")
             found.append(base)
             found += [f"{base}.{alias.name}" for alias in node.names]
-    return [name for name in found if _is_package_module(name)]
-
-
-def _is_package_module(name: str) -> bool:
-    return _module_file(name) is not None
+    return [name for name in found if _module_file(name) is not None]
 
 
 def _source(module: str) -> Path:
