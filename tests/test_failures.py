@@ -252,3 +252,14 @@ def test_killed_llama_server_fails_the_job_and_a_rerun_sends_exactly_the_failed_
     assert sorted(resent) == sorted(failed_ids)
     assert pd.read_parquet(responses)["error"].isna().all()
     assert failure_summary(results / "logs") == ""
+
+
+def test_failure_summary_skips_a_report_never_written(tmp_path):
+    """A job that crashed before writing its failure report leaves the file empty."""
+    (tmp_path / "crashed").mkdir()
+    (tmp_path / "crashed" / "failures.json").write_text("")
+    report = {"job": "infer x", "failed": 1, "allowed": 0, "calls": 3, "cells": {"c": 1}}
+    (tmp_path / "failures.json").write_text(json.dumps(report | {"errors": ["Timeout"]}))
+    assert failure_summary(tmp_path).splitlines()[1] == (
+        "  infer x: 1 of 3 calls failed (job failed; cells: c (1); first error: Timeout)"
+    )

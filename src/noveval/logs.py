@@ -58,10 +58,11 @@ def log_to(path: str | Path) -> Iterator[None]:
 
 def failure_summary(logs_dir: str | Path) -> str:
     """One line per inference job whose last run kept or stopped on failed calls, naming its
-    cells ("" if none)."""
+    cells ("" if none). A job that stopped before writing its report (an empty file) has none."""
     lines = []
     for report_path in sorted(Path(logs_dir).glob("**/failures.json")):
-        report = json.loads(report_path.read_text(encoding="utf-8"))
+        text = report_path.read_text(encoding="utf-8")
+        report = json.loads(text) if text.strip() else {"failed": 0}
         if report["failed"]:
             verdict = "job failed" if report["failed"] > report["allowed"] else "within budget"
             cells = ", ".join(f"{cell} ({count})" for cell, count in report["cells"].items())
