@@ -9,9 +9,11 @@ import pytest
 import yaml
 from conftest import REPO, SAMPLE, run_snakemake, shared_file, snakemake_env, write_yaml
 
+from noveval import pricing
 from noveval.chat_requests import build_request, request_id
 from noveval.engines.journal import Journal
 from noveval.novbench.grid import novbench_grid
+from noveval.pricing import Usage
 from noveval.provenance import canonical
 from noveval.registry import ModelSpec, RegistryError, load_registry
 
@@ -83,7 +85,12 @@ def test_registry_errors_name_the_problem(tmp_path, monkeypatch):
 
 def test_cost_from_prices():
     spec = load_registry(REPO / "config" / "models.yaml").model("gpt-4o")
-    assert spec.cost_usd(1_000_000, 100_000) == pytest.approx(2.5 + 1.0)
+    assert spec.cost_usd(Usage(1_000_000, 100_000)) == pytest.approx(2.5 + 1.0)
+    prices = {"input": 5.0, "output": 25.0}  # no cache prices: 10% to read, 125% to write
+    usage = Usage(1_000_000, 100_000, cached_input_tokens=1_000_000, cache_creation_tokens=10**6)
+    assert pricing.cost_usd(prices, usage) == pytest.approx(5.0 + 2.5 + 0.5 + 6.25)
+    batch = Usage(1_000_000, 100_000, batch=True)
+    assert pricing.cost_usd(prices, batch) == pytest.approx((5.0 + 2.5) / 2)
 
 
 def test_grid_leaves_rag_out_without_retrieval(caplog):

@@ -29,6 +29,7 @@ from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.grid import DERIVED, release_kind
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.novbench import generation, perturbation, records
+from noveval.pricing import Usage
 from noveval.registry import ModelSpec, Registry, load_registry
 from noveval.scoring_cost import plan_jobs, plan_note
 
@@ -326,7 +327,7 @@ def plan_table(
                 "generation_hours": generation_hours(
                     spec, workload.output_tokens, concurrency, settings
                 ),
-                "api_cost_usd": spec.cost_usd(workload.input_tokens, workload.output_tokens)
+                "api_cost_usd": spec.cost_usd(Usage(workload.input_tokens, workload.output_tokens))
                 if spec.engine == "api"
                 else 0.0,
             }
@@ -468,7 +469,7 @@ def _judges_notes(
     for w in workloads:
         if (w.model, w.step, w.strategy) == (model, change, cell):
             one_call = 2 * w.papers / w.calls  # the paper's cost: one call per order
-            ours = registry.model(model).cost_usd(w.input_tokens, w.output_tokens) * one_call
+            ours = registry.model(model).cost_usd(Usage(w.input_tokens, w.output_tokens)) * one_call
             text += (
                 f" One cell against the paper's cost figure (one decision at one call per order, "
                 f"as `cost: one_call`): {model} {change} {cell}, {ours:,.2f} USD here, "

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from noveval import pricing
+
 log = logging.getLogger(__name__)
 
 ENGINES = ("llamacpp", "vllm", "api")
@@ -141,10 +143,9 @@ class ModelSpec:
         text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=list)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
-    def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
-        """Price of a call from its token counts."""
-        prices = self.price_per_million
-        return (input_tokens * prices["input"] + output_tokens * prices["output"]) / 1e6
+    def cost_usd(self, usage: pricing.Usage) -> float:
+        """Price of a call from its token counts (``noveval.pricing``)."""
+        return pricing.cost_usd(self.price_per_million, usage)
 
 
 @dataclass(frozen=True)

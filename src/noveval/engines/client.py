@@ -23,6 +23,7 @@ from tenacity import (
 from noveval.engines import providers
 from noveval.engines.journal import Journal
 from noveval.engines.providers import Endpoint
+from noveval.pricing import Usage
 
 __all__ = ["ClientSettings", "Endpoint", "send_requests"]
 
@@ -59,7 +60,7 @@ async def _send_all(
     endpoint: Endpoint,
     journal: Journal,
     settings: ClientSettings,
-    price: Callable[[int, int], float],
+    price: Callable[[Usage], float],
 ) -> int:
     client = providers.client(endpoint, settings.request_timeout_s)
     gate = asyncio.Semaphore(settings.concurrency)
@@ -78,8 +79,10 @@ async def _send_all(
                 failures += 1
                 record.update(_failed(error, time.monotonic() - began))
             else:
-                answer = providers.answer(endpoint, completion)
-                record.update(_answered(*answer, time.monotonic() - began, price))
+                text, finish_reason, usage = providers.answer(endpoint, completion)
+                record.update(
+                    _answered(text, finish_reason, usage, time.monotonic() - began, price)
+                )
             journal.append(record)
             completed += 1
             if completed % max(1, len(requests) // 10) == 0 or completed == len(requests):
@@ -102,19 +105,28 @@ async def _send_all(
 def _answered(
     text: str,
     finish_reason: str | None,
-    input_tokens: int,
-    output_tokens: int,
+    usage: Usage,
     latency_s: float,
-    price: Callable[[int, int], float],
+    price: Callable[[Usage], float],
 ) -> dict:
     return {
         "text": text,
         "finish_reason": finish_reason,
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
+        **usage_record(usage),
         "latency_s": round(latency_s, 3),
-        "cost_usd": price(input_tokens, output_tokens),
+        "cost_usd": price(usage),
         "error": None,
+    }
+
+
+def usage_record(usage: Usage) -> dict:
+    """A call's token counts and batch flag as journal fields."""
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cached_input_tokens": usage.cached_input_tokens,
+        "cache_creation_tokens": usage.cache_creation_tokens,
+        "batch": usage.batch,
     }
 
 
@@ -122,8 +134,7 @@ def _failed(error: Exception, latency_s: float) -> dict:
     return {
         "text": None,
         "finish_reason": None,
-        "input_tokens": 0,
-        "output_tokens": 0,
+        **usage_record(Usage()),
         "latency_s": round(latency_s, 3),
         "cost_usd": 0.0,
         "error": f"{type(error).__name__}: {error}",
@@ -135,7 +146,7 @@ def send_requests(
     endpoint: Endpoint,
     journal: Journal,
     settings: ClientSettings,
-    price: Callable[[int, int], float],
+    price: Callable[[Usage], float],
 ) -> int:
     """Send every request, journaling each answer; returns how many calls failed for good."""
     return asyncio.run(_send_all(requests, endpoint, journal, settings, price))

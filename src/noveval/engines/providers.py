@@ -17,6 +17,8 @@ import anthropic
 import openai
 import pandas as pd
 
+from noveval.pricing import Usage
+
 # Failures worth another attempt: rate limits, server errors (Anthropic's 529 "overloaded" is an
 # InternalServerError), timeouts and lost connections.
 RETRYABLE = (
@@ -114,18 +116,34 @@ async def create(client, endpoint: Endpoint, arguments: dict):
     return await client.chat.completions.create(**arguments)
 
 
-def answer(endpoint: Endpoint, result) -> tuple[str, str | None, int, int]:
-    """Text, finish reason, input and output tokens (reasoning included) of an answer."""
+def answer(endpoint: Endpoint, result) -> tuple[str, str | None, Usage]:
+    """Text, finish reason and token counts (reasoning in the output) of an answer.
+
+    Input tokens are the uncached ones: OpenAI counts cache hits inside its input tokens,
+    Anthropic reports cache reads and writes beside them."""
     usage = result.usage
     if endpoint.api == "messages":
         text = "".join(block.text for block in result.content if block.type == "text")
-        tokens = (usage.input_tokens, usage.output_tokens) if usage else (0, 0)
-        return text, result.stop_reason, *tokens
+        counts = Usage()
+        if usage:
+            counts = Usage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cached_input_tokens=getattr(usage, "cache_read_input_tokens", None) or 0,
+                cache_creation_tokens=getattr(usage, "cache_creation_input_tokens", None) or 0,
+            )
+        return text, result.stop_reason, counts
     if endpoint.api == "responses":
         details = result.incomplete_details
         finish = details.reason if details and details.reason else result.status
-        tokens = (usage.input_tokens, usage.output_tokens) if usage else (0, 0)
-        return result.output_text or "", finish, *tokens
+        counts = Usage()
+        if usage:
+            cached = getattr(usage.input_tokens_details, "cached_tokens", None) or 0
+            counts = Usage(usage.input_tokens - cached, usage.output_tokens, cached)
+        return result.output_text or "", finish, counts
     choice = result.choices[0]
-    tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
-    return choice.message.content or "", choice.finish_reason, *tokens
+    counts = Usage()
+    if usage:
+        cached = getattr(usage.prompt_tokens_details, "cached_tokens", None) or 0
+        counts = Usage(usage.prompt_tokens - cached, usage.completion_tokens, cached)
+    return choice.message.content or "", choice.finish_reason, counts
