@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import shared_file
 from sklearn.metrics import f1_score
 
 from noveval.judges import figures
 from noveval.judges.aggregation import (
+    FAILED,
     TIE,
     aggregate,
     aggregate_pairwise,
@@ -17,6 +21,7 @@ from noveval.judges.aggregation import (
 )
 from noveval.judges.statistics import (
     flip_rate,
+    instance_outcomes,
     macro_f1,
     paired_bootstrap,
     pairwise_metrics,
@@ -139,15 +144,144 @@ def test_bootstrap_is_deterministic_under_its_seed_and_marks_significance():
         other = paired_bootstrap(format, labels, good, bad, resamples=2000, seed=7)
         assert first == again and first != other
         assert first["difference"] < 0 and first["significant"]
-        assert first["ci_low"] <= first["difference"] <= first["ci_high"]
-    same = paired_bootstrap("pairwise", labels, good, good, resamples=2000, seed=42)
-    assert same == {
-        "difference": 0.0,
-        "ci_low": 0.0,
-        "ci_high": 0.0,
-        "reliable": True,
-        "significant": False,
-    }
+        assert first["ci_low"] < first["ci_high"] < 0
+    # pointwise, the bootstrap counts a tie as the wrong class (theirs), the metric as a miss
+    first = paired_bootstrap("pairwise", labels, good, bad, resamples=2000, seed=42)
+    assert first["ci_low"] <= first["difference"] <= first["ci_high"]
+
+
+def test_a_bootstrap_without_variance_is_unreliable_and_never_significant():
+    """The authors' rule: a delta every resample repeats has a degenerate interval."""
+    labels = np.array([0, 1] * 5)
+    same = paired_bootstrap("pairwise", labels, labels, labels, 500, 42, method="BCa")
+    assert same["difference"] == 0.0 and not same["reliable"] and not same["significant"]
+    assert np.isnan(same["ci_low"]) and np.isnan(same["ci_high"])  # BCa: no finite interval
+    # every instance right in the reference, wrong in the change: each resample's delta is -1,
+    # an interval [-1, -1] that their rule still reports as unreliable, not as significant
+    for method in ("percentile", "BCa"):
+        wrong = paired_bootstrap("pairwise", labels, labels, 1 - labels, 500, 42, method=method)
+        assert wrong["difference"] == -1.0
+        assert not wrong["reliable"] and not wrong["significant"]
+
+
+def _authors_bootstrap():
+    """The authors' analysis/stats_one_pass.py, read from the shared copy of their code."""
+    path = shared_file(
+        "novelty-eval", "upstream", "src", "novelty_eval", "analysis", "stats_one_pass.py"
+    )
+    spec = importlib.util.spec_from_file_location("authors_stats_one_pass", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bootstrap_gives_the_authors_interval_and_marks():
+    """Hand-made verdicts through their stats_one_pass.py and through ours (BCa, their seed 42):
+    the same interval, reliability and significance, for strict accuracy and macro-F1."""
+    authors = _authors_bootstrap()
+    rng = np.random.default_rng(3)
+    n = 40
+    for trial in range(3):
+        labels = rng.integers(0, 2, n)
+        ref = np.where(rng.random(n) < 0.85, labels, 1 - labels)
+        new = np.where(rng.random(n) < 0.55 + 0.1 * trial, labels, 1 - labels)
+        ref_pairs = np.where(rng.random(n) < 0.1, TIE, ref)
+        new_pairs = np.where(rng.random(n) < 0.2, TIE, new)
+
+        def rows(verdicts, labels=labels):
+            return [(float(v == y), float(v == TIE), float(y)) for v, y in zip(verdicts, labels)]
+
+        theirs = authors.compute_bootstrap_results_pairwise_all(
+            rows(ref_pairs), rows(new_pairs), n_resamples=2000
+        )["pairwise_accuracy_strict"]
+        ours = paired_bootstrap("pairwise", labels, ref_pairs, new_pairs, 2000, 42, method="BCa")
+        assert ours["ci_low"] == pytest.approx(theirs["ci_low"], abs=1e-12)
+        assert ours["ci_high"] == pytest.approx(theirs["ci_high"], abs=1e-12)
+        assert (ours["reliable"], ours["significant"]) == (
+            theirs["reliable"],
+            theirs["significant"],
+        )
+        theirs = authors.compute_bootstrap_results_pointwise_all(
+            list(zip(ref, labels)), list(zip(new, labels)), n_resamples=2000
+        )["f1_macro"]
+        ours = paired_bootstrap("pointwise", labels, ref, new, 2000, 42, method="BCa")
+        assert ours["ci_low"] == pytest.approx(theirs["ci_low"], abs=1e-12)
+        assert ours["ci_high"] == pytest.approx(theirs["ci_high"], abs=1e-12)
+        assert (ours["reliable"], ours["significant"]) == (
+            theirs["reliable"],
+            theirs["significant"],
+        )
+
+
+def test_instance_outcomes_average_runs_as_the_authors_bootstrap_does():
+    runs = np.array([[0, 1, TIE], [0, 0, FAILED], [1, 1, 0]])
+    assert instance_outcomes("pairwise", [0, 1, 0], runs).tolist() == pytest.approx(
+        [2 / 3, 2 / 3, 1 / 3]
+    )
+    # pointwise: a failed run is left out of the mean; no prediction at all is the wrong class
+    runs = np.array([[1, FAILED, 0], [0, FAILED, FAILED], [1, FAILED, FAILED]])
+    assert instance_outcomes("pointwise", [1, 1, 0], runs).tolist() == pytest.approx(
+        [2 / 3, 0.0, 0.0]
+    )
+
+
+def _no_aggregation_calls() -> tuple[pd.DataFrame, np.ndarray]:
+    """20 pairs (idea 0 the novel one), three calls per order. Calls 1 and 2 always pick idea 0;
+    call 0 picks it in both orders for pairs 0-9, splits for pairs 10-14 (a tie) and picks
+    idea 1 in both orders for pairs 15-19. Every pair's six votes still favour idea 0."""
+    rows = []
+    for pair in range(20):
+        call_zero = (0, 0) if pair < 10 else (0, 1) if pair < 15 else (1, 1)
+        for order in (0, 1):
+            for call in range(3):
+                idea = call_zero[order] if call == 0 else 0
+                choice = idea if order == 0 else 1 - idea  # order 1 shows the ideas swapped
+                rows.append(
+                    {"instance_id": f"{pair:02d}", "order": order, "call": call,
+                     "choice": choice, "input_tokens": 10, "output_tokens": 2, "cost_usd": 0.1}
+                )  # fmt: skip
+    calls = pd.DataFrame(rows)
+    calls["choice"] = calls["choice"].astype("Int64")
+    return calls, np.zeros(20, dtype=int)
+
+
+def _verdict_rows(calls: pd.DataFrame, labels, change: str) -> pd.DataFrame:
+    frame = aggregate(calls, "pairwise")
+    frame["label"] = labels[frame["instance_id"].astype(int)]
+    return frame.assign(model="m", setup="s", change=change)
+
+
+def test_no_aggregation_reports_the_published_single_draw():
+    """Acceptance: no aggregation with sub-runs that differ. The published row is the draw of
+    call 0 (their merge read one sub-run): strict accuracy 10/20, tie rate 5/20, soft accuracy
+    12.5/20, and the mark of its 0/1 outcomes against the reference (every pair right): each
+    resample's delta is minus the share of wrong or tied pairs drawn, below 0 unless all 20
+    draws hit the first ten pairs (chance 2^-20), so the interval lies below 0: significant.
+    The three-sub-run mean would say 0.5, 1, 1 → 5/6 and a tie rate of 1/12 instead."""
+    calls, labels = _no_aggregation_calls()
+    verdicts = pd.concat(
+        [
+            _verdict_rows(calls, labels, "reference"),
+            _verdict_rows(sub_runs(calls, None), labels, "no_aggregation"),
+        ]
+    )
+    table = metrics_table(verdicts, "pairwise", 2000, 42, method="BCa").set_index("change")
+    assert table.loc["reference", "strict_accuracy"] == 1.0
+    row = table.loc["no_aggregation"]
+    assert row["n_runs"] == 1 and row["n_calls"] == 40
+    assert row["strict_accuracy"] == 0.5 and row["quality"] == 0.5
+    assert row["tie_rate"] == 0.25 and row["soft_accuracy"] == 0.625
+    assert row["accuracy_without_ties"] == pytest.approx(10 / 15)
+    assert row["difference"] == -0.5
+    assert row["reliable"] and row["significant"] and row["ci_high"] < 0
+
+    averaged = _verdict_rows(sub_runs(calls, 3), labels, "no_aggregation")
+    sub = metrics_table(
+        pd.concat([_verdict_rows(calls, labels, "reference"), averaged]), "pairwise", 2000, 42
+    ).set_index("change")
+    assert sub.loc["no_aggregation", "n_runs"] == 3
+    assert sub.loc["no_aggregation", "strict_accuracy"] == pytest.approx(5 / 6)
+    assert sub.loc["no_aggregation", "tie_rate"] == pytest.approx(1 / 12)
 
 
 def test_metrics_table_compares_each_change_with_its_reference():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.stats import bootstrap
 from sklearn.metrics import precision_recall_fscore_support
@@ -56,15 +58,24 @@ def flip_rate(verdicts_a, verdicts_b) -> float:
 
 
 def macro_f1(labels: np.ndarray, verdicts: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Macro-F1 over the two classes along ``axis`` (vectorised for the bootstrap)."""
+    """Macro-F1 over the two classes along ``axis`` (vectorised for the bootstrap).
+
+    The authors' arithmetic step by step (precision, recall, then 2PR/(P+R), then the mean of
+    the novel and not-novel F1), so a bootstrap statistic equals theirs to the last bit; a
+    verdict of neither class (tie, failed) is a miss for its label's class.
+    """
     scores = []
-    for cls in CLASSES.values():
+    for cls in (CLASSES["novel"], CLASSES["not_novel"]):
         true_pos = np.sum((verdicts == cls) & (labels == cls), axis=axis)
         predicted = np.sum(verdicts == cls, axis=axis)
         actual = np.sum(labels == cls, axis=axis)
-        denominator = predicted + actual
-        scores.append(np.where(denominator > 0, 2 * true_pos / np.maximum(denominator, 1), 0.0))
-    return np.mean(scores, axis=0)
+        precision = np.where(predicted > 0, true_pos / np.maximum(predicted, 1), 0.0)
+        recall = np.where(actual > 0, true_pos / np.maximum(actual, 1), 0.0)
+        total = precision + recall
+        scores.append(
+            np.where(total > 0, 2 * precision * recall / np.where(total > 0, total, 1), 0.0)
+        )
+    return (scores[0] + scores[1]) / 2
 
 
 def quality(format: str, labels, verdicts) -> float:
@@ -78,6 +89,23 @@ def quality(format: str, labels, verdicts) -> float:
     return float(np.mean(verdicts == labels))
 
 
+def instance_outcomes(format: str, labels, runs) -> np.ndarray:
+    """Per-instance outcomes the authors' bootstrap resamples (their ``artifacts.py``).
+
+    Each run's outcome is averaged over the runs before the bootstrap sees it. Pairwise: 1 for a
+    correct verdict, 0 for a wrong one, a tie or a failure. Pointwise: the 0/1 prediction, a
+    run without one (tie, failure) left out of the mean, and an instance no run predicts counted
+    as the wrong class (``1 - label``); the bootstrap thresholds the mean at 0.5.
+    """
+    labels, runs = np.asarray(labels), np.atleast_2d(runs)
+    if format == "pairwise":
+        return np.mean(runs == labels, axis=0)
+    decided = (runs == 0) | (runs == 1)
+    count = decided.sum(axis=0)
+    mean = np.where(decided, runs, 0).sum(axis=0) / np.maximum(count, 1)
+    return np.where(count > 0, mean, 1 - labels)
+
+
 def paired_bootstrap(
     format: str,
     labels,
@@ -88,31 +116,41 @@ def paired_bootstrap(
     level: float = 0.95,
     method: str = "percentile",
 ) -> dict:
-    """Paired bootstrap over instances of quality(verdicts) − quality(reference).
+    """Paired bootstrap over instances of quality(verdicts) − quality(reference), as the authors
+    ran it (``analysis/stats_one_pass.py``).
 
-    ``reference`` and ``verdicts`` are one run or several (runs × instances; the mean of the runs'
-    qualities). Two-sided interval by ``method`` (scipy's 'percentile' or 'BCa');
-    significant when it excludes 0. An interval that cannot be estimated (BCa on a degenerate
-    resampling distribution gives NaN) is not reliable and never significant.
+    ``reference`` and ``verdicts`` are one run or several (runs × instances); the bootstrap
+    resamples the per-instance outcomes of ``instance_outcomes``. Two-sided interval by
+    ``method`` (scipy's 'percentile' or 'BCa', theirs) from scipy's bootstrap with
+    ``numpy.random.default_rng(seed)``. Their reliability rule: an interval is reliable when
+    both bounds are finite and the bootstrap distribution has non-zero variance (a delta every
+    resample repeats, such as two identical runs, is unreliable); only a reliable interval that
+    excludes 0 is significant. An interval that is not finite is reported as NaN (their None).
+    ``difference`` is the point difference of ``quality`` (the mean of the runs' metrics).
     """
     labels = np.asarray(labels)
     reference, verdicts = np.atleast_2d(reference), np.atleast_2d(verdicts)
     difference = quality(format, labels, verdicts) - quality(format, labels, reference)
-    if len(labels) < 2 or np.array_equal(reference, verdicts):
-        low = high = difference if len(labels) else float("nan")
-    else:
-        split = len(reference)
+    if len(labels) < 2:  # nothing to resample
+        return {
+            "difference": float(difference) if len(labels) else float("nan"),
+            "ci_low": float("nan"),
+            "ci_high": float("nan"),
+            "reliable": False,
+            "significant": False,
+        }
+    ref = instance_outcomes(format, labels, reference)
+    new = instance_outcomes(format, labels, verdicts)
 
-        def score(y, runs, axis):
-            if format == "pointwise":
-                return np.mean([macro_f1(y, run, axis) for run in runs], axis=0)
-            return np.mean([np.mean(run == y, axis=axis) for run in runs], axis=0)
+    def statistic(y, ref, new, axis=-1):
+        if format == "pointwise":
+            return macro_f1(y, new >= 0.5, axis) - macro_f1(y, ref >= 0.5, axis)
+        return np.mean(new, axis=axis) - np.mean(ref, axis=axis)
 
-        def statistic(y, *runs, axis=-1):
-            return score(y, runs[split:], axis) - score(y, runs[:split], axis)
-
+    with warnings.catch_warnings():  # a degenerate distribution warns; it is reported unreliable
+        warnings.simplefilter("ignore")
         result = bootstrap(
-            (labels, *reference, *verdicts),
+            (labels, ref, new),
             statistic,
             n_resamples=resamples,
             paired=True,
@@ -121,12 +159,13 @@ def paired_bootstrap(
             method=method,
             rng=np.random.default_rng(seed),
         )
-        low, high = (float(v) for v in result.confidence_interval)
-    reliable = bool(np.isfinite(low) and np.isfinite(high))
+    low, high = (float(v) for v in result.confidence_interval)
+    finite = bool(np.isfinite(low) and np.isfinite(high))
+    reliable = finite and float(np.std(result.bootstrap_distribution)) != 0.0
     return {
         "difference": float(difference),
-        "ci_low": low,
-        "ci_high": high,
+        "ci_low": low if np.isfinite(low) else float("nan"),
+        "ci_high": high if np.isfinite(high) else float("nan"),
         "reliable": reliable,
         "significant": bool(reliable and (low > 0 or high < 0)),
     }

@@ -33,7 +33,8 @@ def metrics_table(
     """Metrics, cost, flip rate and paired bootstrap against the same judge's reference.
 
     A configuration with several runs (no aggregation as sub-runs) reports the mean of its runs'
-    metrics. ``cost``: 'all_calls' sums every call; 'one_call' is the cost of one decision at one
+    metrics, and its bootstrap resamples outcomes averaged over the runs (the authors' sub-run
+    merge); with one run (call 0, their published row) every metric and mark is that draw's. ``cost``: 'all_calls' sums every call; 'one_call' is the cost of one decision at one
     call per order (mean cost of a call × orders, summed over instances), as the authors report.
     """
     verdicts = verdicts if "run" in verdicts else verdicts.assign(run=0)
