@@ -61,8 +61,9 @@ def aggregate_pairwise(votes: Iterable[tuple[int, int | None]], rules: Rules = R
 def sub_runs(calls: pd.DataFrame, runs: int | None) -> pd.DataFrame:
     """The no-aggregation configuration: call ``r`` of each instance and order is run ``r``.
 
-    ``runs=None`` keeps the first call only (one run); otherwise calls ``0 … runs-1`` each make
-    a single-call run, whose metrics are averaged (the authors' three sub-runs).
+    ``runs=None`` keeps call 0 only: one draw, the authors' published row (every metric and its
+    significance come from it). Otherwise calls ``0 … runs-1`` each make a single-call run:
+    the authors' three-sub-run merge, whose metrics are the mean of the runs'.
     """
     kept = calls[calls["call"] < (runs or 1)].copy()
     kept["run"] = kept["call"]
