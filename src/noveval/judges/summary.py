@@ -34,7 +34,8 @@ def metrics_table(
 
     A configuration with several runs (no aggregation as sub-runs) reports the mean of its runs'
     metrics, and its bootstrap resamples outcomes averaged over the runs (the authors' sub-run
-    merge); with one run (call 0, their published row) every metric and mark is that draw's. ``cost``: 'all_calls' sums every call; 'one_call' is the cost of one decision at one
+    merge); with one run (call 0, their published row) every metric and mark is that draw's.
+    ``cost``: 'all_calls' sums every call; 'one_call' is the cost of one decision at one
     call per order (mean cost of a call × orders, summed over instances), as the authors report.
     """
     verdicts = verdicts if "run" in verdicts else verdicts.assign(run=0)
