@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import REPO, SHARED_DATA, shared_file
+import yaml
+from conftest import REPO, SHARED_DATA, shared_file, write_yaml
 
+from noveval.judges import release
 from noveval.judges.instances import load_release, read_instances, release_files, write_instances
 
 SAMPLE = REPO / "data" / "sample" / "judges"
@@ -65,6 +67,54 @@ def test_malformed_release_names_the_instance(tmp_path):
     message = r"pairwise.yaml: 1 of 1 instances are bad:\n  instance 7: expected_winners"
     with pytest.raises(ValueError, match=message):
         load_release(bad, "s", "pairwise")
+
+
+def test_the_paper_declares_154_pairs_299_and_308_ideas_per_file():
+    """Human-Only's pointwise files hold 299 ideas; Human+Generated's (plan form and the three
+    D₋ backbones too) the two ideas of each of the 154 pairs: 308."""
+    entry = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["judges"]["datasets"]
+    files = release.release_files("novelty-eval", entry["novelty-eval"], "dl")
+    declared = {file.path: file.instances for file in files if file.kind != "other"}
+    for path, count in declared.items():
+        if path.startswith("ai-only/"):
+            assert count == 161
+        elif "pairwise" in path:
+            assert count == 154, path
+        else:
+            assert count == (299 if path.startswith("human-only/") else 308), path
+
+
+def _served(tmp_path, pairs: int) -> release.ReleaseFile:
+    """A hand-made pairwise release file of ``pairs`` pairs, declared as holding 3."""
+    content = {
+        key: {"context": "a", "expected_winners": [0], "ideas": {0: f"new {key}", 1: f"old {key}"}}
+        for key in range(pairs)
+    }
+    source = write_yaml(tmp_path / "served.yaml", content)
+    return release.ReleaseFile(
+        path="human-plus-generated/pairwise.yaml",
+        url=source.as_uri(),
+        local=str(tmp_path / "dl" / "pairwise.yaml"),
+        setup="human-plus-generated",
+        kind="pairwise",
+        chars=len(source.read_text()),
+        instances=3,
+    )
+
+
+def test_a_downloaded_release_file_holds_its_declared_instances(tmp_path):
+    file = _served(tmp_path, pairs=3)
+    release.download(file, file.local)
+    assert len(load_release(file.local, file.setup, "pairwise")) == 3
+    short = _served(tmp_path, pairs=2)
+    target = tmp_path / "short.yaml"
+    message = rf"{target} \(.*\): 2 instances, but the release declares 3 for {short.path}"
+    with pytest.raises(ValueError, match=message):
+        release.download(short, str(target))
+    assert not target.exists()
+    # a file judged by no cell declares nothing and is not counted
+    release.download(release.ReleaseFile(**{**short.__dict__, "instances": None}), str(target))
+    assert target.exists()
 
 
 @pytest.mark.workflow

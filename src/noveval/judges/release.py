@@ -4,7 +4,8 @@
 ``commit`` the pinned data commit whose file list is recorded in ``release.yaml`` beside this
 module, ``pairs`` and ``ideas`` the declared instances per pairwise and pointwise file. Files go
 to ``{downloads}/{dataset}/{path}``; until they are there the declaration stands in for them, so
-the grid, the dry run and the compute plan need neither the files nor a network.
+the grid, the dry run and the compute plan need neither the files nor a network. A downloaded
+file that does not hold its declared instances is an error.
 """
 
 from __future__ import annotations
@@ -89,5 +90,19 @@ def layout(files: list[ReleaseFile]) -> dict[str, dict[str, str]]:
 
 
 def download(file: ReleaseFile, target: str) -> None:
-    """Fetch one release file (SHA-256 checked where recorded; logged either way)."""
+    """Fetch one release file (SHA-256 checked where recorded; logged either way) and check that
+    a judged file holds the instances the release declares: a mismatch is an error naming the
+    file, and the file is not kept."""
+    from noveval.judges.instances import read_release  # it reads this module's layout
+
     datasets.download(datasets.ReleaseFile(file.path, target, file.url, file.sha256))
+    if file.instances is None:
+        return
+    found = len(read_release(target))
+    if found != file.instances:
+        Path(target).unlink()
+        raise ValueError(
+            f"{target} ({file.url}): {found} instances, but the release declares "
+            f"{file.instances} for {file.path} (judges.datasets pairs / ideas, or its "
+            f"'instances' in {MANIFEST})"
+        )
