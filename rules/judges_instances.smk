@@ -17,6 +17,7 @@ rule judges_instances:
             wildcards.dataset, wildcards.setup, wildcards.format
         ),
         blocklist=JUDGE_BLOCKLIST,
+        pairs=lambda wildcards: JUDGE_BLOCKLIST and JUDGES.blocklist_pairs(wildcards),
     output:
         f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
     log:
@@ -79,6 +80,8 @@ rule judges_rewritten_instances:
     input:
         unpack(lambda wildcards: JUDGES.rewritten_source(RESULTS, wildcards)),
         blocklist=JUDGE_BLOCKLIST,
+        pairs=lambda wildcards: JUDGE_BLOCKLIST
+        and JUDGES.blocklist_pairs(wildcards, "purpose_mechanism"),
     output:
         f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-purpose_mechanism.parquet",
     log:

@@ -10,4 +10,5 @@ with log_to(snakemake.log[0]):
         snakemake.wildcards.format,
         snakemake.output[0],
         upstream_root=snakemake.params.upstream_root,
+        pairs_path=snakemake.input.get("pairs") or None,
     )

@@ -13,4 +13,5 @@ with log_to(snakemake.log[0]):
         responses_path=snakemake.input.get("responses"),
         responses_cell=snakemake.params.cell,
         upstream_root=snakemake.params.upstream_root,
+        pairs_path=snakemake.input.get("pairs") or None,
     )

@@ -177,6 +177,8 @@ def _instances(format, titles_by_key):
         {
             "instance_id": list(titles_by_key),
             "format": format,
+            "area": "a",
+            "ideas": [[f"the idea of {t}" for t in titles] for titles in titles_by_key.values()],
             "titles": list(titles_by_key.values()),
         }
     )
@@ -194,8 +196,8 @@ def test_blocklist_removes_the_titles_and_their_partners(upstream):
     points = _instances(
         "pointwise", {"0": ["A"], "1": ["B"], "2": ["C"], "3": [blocked], "5": ["G"], "6": ["H"]}
     )
-    # key 3 is idea 1 of pair 1: its partner, key 2, goes with it; 5 has no partner left
-    assert apply_blocklist(points, titles)["instance_id"].tolist() == ["0", "1", "5", "6"]
+    # key 3 is blocked; key 2 holds the text of its partner in pair 1 and goes with it
+    assert apply_blocklist(points, titles, pairs)["instance_id"].tolist() == ["0", "1", "5", "6"]
 
 
 @pytest.mark.parametrize("setup", ["human-only", "human-plus-generated"])

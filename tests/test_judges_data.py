@@ -8,6 +8,7 @@ import yaml
 from conftest import REPO, SHARED_DATA, shared_file, write_yaml
 
 from noveval.judges import release
+from noveval.judges.authors import apply_blocklist
 from noveval.judges.instances import load_release, read_instances, release_files, write_instances
 
 SAMPLE = REPO / "data" / "sample" / "judges"
@@ -67,6 +68,70 @@ def test_malformed_release_names_the_instance(tmp_path):
     message = r"pairwise.yaml: 1 of 1 instances are bad:\n  instance 7: expected_winners"
     with pytest.raises(ValueError, match=message):
         load_release(bad, "s", "pairwise")
+
+
+BLOCKED = {"a blocked paper"}
+
+
+def _table(format: str, rows: dict) -> pd.DataFrame:
+    """Instances ``{key: (ideas, titles)}`` of one format, all in area 'a'."""
+    return pd.DataFrame(
+        {
+            "instance_id": list(rows),
+            "format": format,
+            "area": "a",
+            "ideas": [list(ideas) for ideas, _ in rows.values()],
+            "titles": [list(titles) for _, titles in rows.values()],
+        }
+    )
+
+
+def test_blocked_partners_are_found_by_text_where_key_arithmetic_misses():
+    """Pointwise keys that do not follow the pairs (pair n's ideas at 2n and 2n+1): the blocked
+    idea sits at key 1, whose arithmetic partner (key 0) belongs to pair 1; its real partner,
+    the same text as in pair 0, sits at key 2. Key 3 repeats the partner's title in another
+    wording and stays."""
+    pairs = _table(
+        "pairwise",
+        {"0": (["Blocked text.", " Partner text. "], ["A Blocked Paper", "Partner"]),
+         "1": (["Third text.", "Fourth text."], ["Third", "Fourth"])},
+    )  # fmt: skip
+    points = _table(
+        "pointwise",
+        {"0": (["Third text."], ["Third"]), "1": (["Blocked text."], ["A Blocked Paper"]),
+         "2": (["Partner text."], ["Partner"]), "3": (["Fourth text."], ["Fourth"]),
+         "4": (["Partner, reworded."], ["Partner"])},
+    )  # fmt: skip
+    kept = apply_blocklist(points, BLOCKED, pairs)["instance_id"].tolist()
+    assert kept == ["0", "3", "4"]
+    assert apply_blocklist(pairs, BLOCKED)["instance_id"].tolist() == ["1"]
+    # without a pairwise source only the blocked idea itself goes
+    assert apply_blocklist(points, BLOCKED)["instance_id"].tolist() == ["0", "2", "3", "4"]
+
+
+def test_a_rewritten_partner_is_found_as_the_blocked_ideas_neighbour():
+    """Plan-form texts match no pair's text: the partner is the key next to the blocked idea
+    with the partner's title and area (key 5); the same title two keys away (8) stays."""
+    pairs = _table("pairwise", {"9": (["x", "y"], ["Partner", "A blocked paper"])})
+    points = _table(
+        "pointwise",
+        {"4": (["Purpose: p"], ["Other"]), "5": (["Purpose: q"], ["Partner"]),
+         "6": (["Purpose: r"], ["A blocked paper"]), "7": (["Purpose: s"], ["Third"]),
+         "8": (["Purpose: t"], ["Partner"])},
+    )  # fmt: skip
+    assert apply_blocklist(points, BLOCKED, pairs)["instance_id"].tolist() == ["4", "7", "8"]
+
+
+def test_a_generated_partner_goes_with_its_blocked_human_idea():
+    """Generated setups key their ideas p<pair> and g<pair>: the generated partner of a blocked
+    D₊ idea is found by its text."""
+    pairs = _table("pairwise", {"3": (["human", "generated"], ["A blocked paper", "generated-3"])})
+    points = _table(
+        "pointwise",
+        {"p3": (["human"], ["A blocked paper"]), "g3": (["generated"], ["generated-3"]),
+         "p4": (["other"], ["Other"])},
+    )  # fmt: skip
+    assert apply_blocklist(points, BLOCKED, pairs)["instance_id"].tolist() == ["p4"]
 
 
 def test_the_paper_declares_154_pairs_299_and_308_ideas_per_file():

@@ -185,16 +185,56 @@ def blocked_titles(root: str | Path) -> set[str]:
     return {title.casefold() for title in listed["blocked_titles"]}
 
 
-def apply_blocklist(table: pd.DataFrame, titles: set[str]) -> pd.DataFrame:
+def apply_blocklist(
+    table: pd.DataFrame, titles: set[str], pairs: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Instances without any blocked paper, nor a blocked paper's pointwise partner.
 
-    A pair goes when either idea is blocked. Pointwise ideas come from the pairs: key ``n`` is
-    idea ``n % 2`` of pair ``n // 2``; a blocked idea takes its partner (the other key of that
-    pair) with it, as the authors drop whole pairs.
+    A pair goes when either idea is blocked. A pointwise idea goes when it is blocked or when it
+    is the partner of a blocked idea in ``pairs`` (the setup's pairwise instances before the
+    blocklist; see ``blocked_partners``), as the authors drop whole pairs.
     """
     hit = table["titles"].map(lambda names: any(str(n).casefold() in titles for n in names))
     if table.empty or (table["format"] == "pairwise").all():
         return table[~hit].reset_index(drop=True)
-    pair = table["instance_id"].map(lambda key: int(key) // 2 if str(key).isdigit() else key)
-    blocked_pairs = set(pair[hit])
-    return table[~pair.isin(blocked_pairs)].reset_index(drop=True)
+    partners = blocked_partners(table, pairs, titles) if pairs is not None else set()
+    return table[~(hit | table["instance_id"].isin(partners))].reset_index(drop=True)
+
+
+def blocked_partners(pointwise: pd.DataFrame, pairs: pd.DataFrame, titles: set[str]) -> set[str]:
+    """Keys of the pointwise ideas that are the unblocked partner of a blocked pair.
+
+    As the authors' ``merge_ablation_runs.py`` finds them: by idea text (stripped), and, for an
+    idea whose text was transformed (a plan form), by the neighbouring key (one below or above a
+    blocked idea's key) whose title and area are those of the blocked idea's partner.
+    """
+    texts: set[str] = set()
+    near: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for pair in pairs.itertuples():
+        names = [str(name) for name in pair.titles]
+        blocked = [name for name in names if name and name.casefold() in titles]
+        if not blocked:
+            continue
+        partners = [
+            (str(idea), name)
+            for idea, name in zip(pair.ideas, names)
+            if name and name.casefold() not in titles
+        ]
+        texts.update(idea.strip() for idea, _ in partners)
+        for name in blocked:
+            near.setdefault((name.casefold(), pair.area), set()).update(
+                (partner, pair.area) for _, partner in partners
+            )
+    found = {
+        row.instance_id for row in pointwise.itertuples() if str(row.ideas[0]).strip() in texts
+    }
+    by_key = {str(row.instance_id): row for row in pointwise.itertuples()}
+    for row in pointwise.itertuples():
+        wanted = near.get((str(row.titles[0]).casefold(), row.area))
+        if not wanted or not str(row.instance_id).isdigit():
+            continue
+        for key in (str(int(row.instance_id) - 1), str(int(row.instance_id) + 1)):
+            other = by_key.get(key)
+            if other is not None and (str(other.titles[0]), other.area) in wanted:
+                found.add(other.instance_id)
+    return found

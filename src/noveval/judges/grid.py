@@ -177,6 +177,16 @@ class JudgesGrid:
         """The release YAML of one setup and kind (see ``release_kind``)."""
         return self.datasets[dataset][setup][kind]
 
+    def blocklist_pairs(self, wildcards, change: str = "reference") -> list[str]:
+        """The pairwise release file in which a pointwise release file's blocked partners are
+        found (the purpose-mechanism form's in ``pairwise_plan``); none for a pairwise file, for
+        a form the release lacks, or where the release has no such pairwise file."""
+        files = self.datasets[wildcards.dataset].get(wildcards.setup, {})
+        if wildcards.format != "pointwise" or release_kind("pointwise", change) not in files:
+            return []
+        pairs = files.get(release_kind("pairwise", change))
+        return [pairs] if pairs else []
+
     def formats(self, dataset: str) -> list[str]:
         return [
             f for f in FORMATS if any(c.dataset == dataset and c.format == f for c in self.cells)

@@ -40,12 +40,15 @@ VERDICT_COLUMNS = [
 ]
 
 
-def blocklisted(table: pd.DataFrame, upstream_root: str | None) -> pd.DataFrame:
+def blocklisted(
+    table: pd.DataFrame, upstream_root: str | None, pairs: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """``table`` without the authors' blocked papers and partners (``upstream_root``: their
-    blocklist's folder; None keeps every instance)."""
+    blocklist's folder, None keeps every instance; ``pairs``: the pairwise instances a pointwise
+    table's partners are found in, by text)."""
     if not upstream_root:
         return table
-    kept = apply_blocklist(table, blocked_titles(upstream_root))
+    kept = apply_blocklist(table, blocked_titles(upstream_root), pairs)
     log.info("blocklist: %d of %d instances removed", len(table) - len(kept), len(table))
     return kept
 
@@ -56,10 +59,13 @@ def load_instances(
     format: str,
     instances_path: str,
     upstream_root: str | None = None,
+    pairs_path: str | None = None,
 ) -> None:
-    """Release YAML → instances table (without blocked papers where ``upstream_root`` is set)."""
+    """Release YAML → instances table (without blocked papers where ``upstream_root`` is set;
+    a pointwise file's blocked partners are found in the setup's pairwise file ``pairs_path``)."""
     table = instances.load_release(release_path, setup, format)
-    instances.write_instances(blocklisted(table, upstream_root), instances_path)
+    pairs = instances.load_release(pairs_path, setup, "pairwise") if pairs_path else None
+    instances.write_instances(blocklisted(table, upstream_root, pairs), instances_path)
 
 
 def requests(
@@ -131,7 +137,7 @@ def generated_instances(
         instances.read_instances(pairs_path), read_responses(responses_path, responses_cell), setup
     )
     instances.write_instances(blocklisted(pairwise, upstream_root), pairwise_path)
-    instances.write_instances(blocklisted(pointwise, upstream_root), pointwise_path)
+    instances.write_instances(blocklisted(pointwise, upstream_root, pairwise), pointwise_path)
 
 
 def ideation_instances(
@@ -184,12 +190,15 @@ def rewritten_instances(
     responses_path: str | None = None,
     responses_cell: str | None = None,
     upstream_root: str | None = None,
+    pairs_path: str | None = None,
 ) -> None:
     """Purpose-mechanism instances: the release's ``{format}_plan`` file (blocklist as
-    ``load_instances``), or the LLM rewrites of the (already filtered) instances (cell
-    ``responses_cell`` of the rewrite model's rewrite batch)."""
+    ``load_instances``, partners from ``pairs_path``), or the LLM rewrites of the (already
+    filtered) instances (cell ``responses_cell`` of the rewrite model's rewrite batch)."""
     if release_path:
-        table = blocklisted(instances.load_release(release_path, setup, format), upstream_root)
+        pairs = instances.load_release(pairs_path, setup, "pairwise") if pairs_path else None
+        table = instances.load_release(release_path, setup, format)
+        table = blocklisted(table, upstream_root, pairs)
     else:
         table = rewrites.apply_rewrites(
             instances.read_instances(instances_path), read_responses(responses_path, responses_cell)
