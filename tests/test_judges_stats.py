@@ -313,6 +313,39 @@ def test_metrics_table_compares_each_change_with_its_reference():
     assert table.loc["P3", "cost_usd"] == 1.0 and table.loc["P3", "n_calls"] == 8
 
 
+def test_pointwise_no_aggregation_reports_the_single_draw_macro_f1():
+    """Six ideas (three novel), three calls each; calls 1 and 2 are always right, call 0 errs
+    on ideas 2 and 5. The reference majority is always right (F1 1). The published draw:
+    TP 2, FP 1, FN 1, TN 2, so both classes have P = R = F1 = 2/3 and macro-F1 2/3 (the three
+    sub-runs' mean would be 8/9). Its mark, by percentile: a resample avoiding both wrong ideas
+    (chance (4/6)^6 ≈ 0.088, above 2.5%) has delta 0, so the interval reaches 0: not
+    significant, though reliable (the deltas vary)."""
+    labels = np.array([1, 1, 1, 0, 0, 0])
+    call_zero = [1, 1, 0, 0, 0, 1]
+    calls = pd.DataFrame(
+        [
+            {"instance_id": str(i), "order": 0, "call": call,
+             "choice": call_zero[i] if call == 0 else int(labels[i]),
+             "input_tokens": 10, "output_tokens": 2, "cost_usd": 0.1}
+            for i in range(6) for call in range(3)
+        ]
+    )  # fmt: skip
+    calls["choice"] = calls["choice"].astype("Int64")
+    frames = []
+    for change, table in (("reference", calls), ("no_aggregation", sub_runs(calls, None))):
+        frame = aggregate(table, "pointwise")
+        frame["label"] = labels[frame["instance_id"].astype(int)]
+        frames.append(frame.assign(model="m", setup="s", change=change))
+    table = metrics_table(pd.concat(frames), "pointwise", 2000, 42).set_index("change")
+    assert table.loc["reference", "macro_f1"] == 1.0
+    row = table.loc["no_aggregation"]
+    assert row["macro_f1"] == pytest.approx(2 / 3) and row["quality"] == pytest.approx(2 / 3)
+    assert row["precision_novel"] == pytest.approx(2 / 3)
+    assert row["recall_not_novel"] == pytest.approx(2 / 3)
+    assert row["difference"] == pytest.approx(-1 / 3)
+    assert row["reliable"] and not row["significant"] and row["ci_high"] == 0.0
+
+
 def test_failed_and_unparseable_calls_are_counted_not_raised():
     responses = pd.DataFrame(
         {
