@@ -7,10 +7,11 @@ them), uploaded with purpose ``batch`` and run within a 24 h window. Anthropic's
 Batches: the Messages calls as ``{custom_id, params}``. A call's custom id is its request id.
 
 A job submits its pending calls and journals each batch's id before it waits (so a killed job,
-rerun, polls the same batch and never submits it twice), polls with progress in the log, and
-journals every answer at batch price (``Usage(batch=True)``) and every failed call with its
-error. Calls that failed for a passing reason (a server error, expiry, cancellation) are
-resubmitted alone, at most ``retries`` times; a call the API refused as invalid is not.
+rerun, polls the same batch and never submits it twice; only a kill in the instant between the
+provider's answer to the create call and the journal write loses the id), polls with progress in
+the log, and journals every answer at batch price (``Usage(batch=True)``) and every failed call
+with its error. Calls that failed for a passing reason (a server error, expiry, cancellation)
+are resubmitted alone, at most ``retries`` times; a call the API refused as invalid is not.
 """
 
 from __future__ import annotations
