@@ -255,7 +255,7 @@ def _chunks(api, requests: list[dict], endpoint: Endpoint) -> Iterator[list[dict
     most, most_bytes = LIMITS[api.name]
     chunk, size = [], 0
     for request in requests:
-        length = len(json.dumps(batch_body(endpoint, request))) + 200
+        length = len(json.dumps(batch_body(endpoint, request))) + 200  # and its envelope
         if chunk and (len(chunk) == most or size + length > most_bytes):
             yield chunk
             chunk, size = [], 0
