@@ -8,6 +8,27 @@ Every request is recorded as (path, X-Request-Id header, body) in ``server.bodie
 ``server.overloaded`` answers that many calls with Anthropic's 529 ``overloaded_error`` first
 (a retryable failure).
 
+The providers' batch APIs, with the limits and rules of their documentation, each request of a
+batch checked by the rules above (recorded as (batch id, custom id, body) in
+``server.batch_lines``):
+- OpenAI Batch API (platform.openai.com/docs/guides/batch, api-reference/batch): ``POST
+  /v1/files`` (multipart; purpose ``batch``: a ``.jsonl`` file of at most 200 MB), ``POST
+  /v1/batches`` (``input_file_id``, ``endpoint``, ``completion_window`` "24h", at most 16
+  metadata pairs), ``GET /v1/batches/{id}``, ``GET /v1/files/{id}/content``. The input file
+  holds at most 50,000 lines ``{custom_id, method: POST, url, body}`` with unique custom ids,
+  the batch's endpoint as url and one model; a file that breaks this fails the batch
+  (``status: failed``, ``errors``). Answers go to the output file, failed requests to the error
+  file (``response.status_code`` >= 400 with the API's error body).
+- Anthropic Message Batches (docs.anthropic.com/en/docs/build-with-claude/batch-processing, api
+  messages-batches): ``POST /v1/messages/batches`` (1 to 100,000 requests, 256 MB, ``custom_id``
+  matching ``^[a-zA-Z0-9_-]{1,64}$`` and unique, ``params`` validated when the batch is
+  processed: a request that breaks a rule is an ``errored`` result), ``GET
+  /v1/messages/batches/{id}``, and its ``results_url`` (JSON lines ``{custom_id, result}``,
+  available once ``processing_status`` is ``ended``).
+``server.hold_batches`` keeps new batches ``in_progress`` until it is cleared; a batch ends at
+the first retrieval after that. ``server.failing_items`` (custom ids) fail once with a server
+error (OpenAI: status 500 in the error file; Anthropic: an ``errored`` ``api_error`` result).
+
 The rules, from the providers' documentation:
 - OpenAI reasoning models (gpt-5, gpt-5.x; "Reasoning models", platform.openai.com/docs/guides/
   reasoning; the 400s quoted are the API's own): ``temperature`` only at its default 1
@@ -30,7 +51,11 @@ The rules, from the providers' documentation:
 
 from __future__ import annotations
 
+import email.parser
+import email.policy
+import itertools
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -259,6 +284,281 @@ ROUTES = {
 }
 
 
+# --- batch APIs -------------------------------------------------------------------------------
+OPENAI_BATCH_ENDPOINTS = {"/v1/chat/completions": check_chat, "/v1/responses": check_responses}
+OPENAI_BATCH_LIMITS = (50_000, 200 * 2**20)  # requests, bytes of the input file
+ANTHROPIC_BATCH_LIMITS = (100_000, 256 * 2**20)  # requests, bytes of the create body
+CUSTOM_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+FILE_PURPOSES = {"assistants", "batch", "fine-tune", "vision", "user_data", "evals"}
+_ids = itertools.count(1)
+
+
+def _openai_error(status: int, message: str, param: str | None = None) -> tuple[int, dict]:
+    error = {"message": message, "type": "invalid_request_error", "param": param, "code": None}
+    return status, {"error": error}
+
+
+def _anthropic_error(status: int, message: str, kind: str = "invalid_request_error"):
+    return status, {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def upload_file(server, content_type: str, raw: bytes) -> tuple[int, dict]:
+    """POST /v1/files: a multipart upload with ``file`` and ``purpose``."""
+    form = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + raw
+    )
+    fields = {
+        part.get_param("name", header="content-disposition"): part for part in form.iter_parts()
+    }
+    if "file" not in fields:
+        return _openai_error(400, "Missing required parameter: 'file'.", "file")
+    purpose = fields["purpose"].get_content().strip() if "purpose" in fields else None
+    if purpose not in FILE_PURPOSES:
+        return _openai_error(400, f"Invalid value for 'purpose': {purpose!r}.", "purpose")
+    filename = fields["file"].get_filename() or ""
+    content = fields["file"].get_payload(decode=True)
+    if purpose == "batch" and not filename.endswith(".jsonl"):
+        return _openai_error(400, "Invalid file format for Batch API. Must be .jsonl", "file")
+    if purpose == "batch" and len(content) > OPENAI_BATCH_LIMITS[1]:
+        return _openai_error(400, "File is too large for Batch API (200 MB).", "file")
+    file = {
+        "id": f"file-loopback{next(_ids)}",
+        "object": "file",
+        "bytes": len(content),
+        "created_at": 0,
+        "filename": filename,
+        "purpose": purpose,
+        "status": "processed",
+    }
+    server.files[file["id"]] = (file, content)
+    return 200, file
+
+
+def _input_errors(content: bytes, endpoint: str) -> list[dict]:
+    """What fails validation of a batch input file (the batch then fails with these)."""
+    lines = content.decode("utf-8").splitlines()
+    if len(lines) > OPENAI_BATCH_LIMITS[0]:
+        return [{"code": "too_many_requests", "message": "more than 50,000 requests"}]
+    errors, seen, models = [], set(), set()
+    for number, line in enumerate(lines, start=1):
+        try:
+            request = json.loads(line)
+        except json.JSONDecodeError:
+            request = None
+        if not isinstance(request, dict) or set(request) != {"custom_id", "method", "url", "body"}:
+            message = "each line holds exactly custom_id, method, url and body"
+            errors.append({"code": "invalid_json_line", "message": message, "line": number})
+            continue
+        if request["method"] != "POST" or request["url"] != endpoint:
+            message = f"method must be POST and url the batch's endpoint {endpoint}"
+            errors.append({"code": "invalid_url", "message": message, "line": number})
+        if request["custom_id"] in seen:
+            message = f"duplicate custom_id {request['custom_id']!r}"
+            errors.append({"code": "duplicate_custom_id", "message": message, "line": number})
+        seen.add(request["custom_id"])
+        models.add(request["body"].get("model"))
+    if len(models) > 1:
+        message = "all requests of a batch must use the same model"
+        errors.append({"code": "mismatched_model", "message": message, "line": None})
+    return errors
+
+
+def create_batch(server, body: dict) -> tuple[int, dict]:
+    """POST /v1/batches."""
+    stored = server.files.get(body.get("input_file_id"))
+    if stored is None or stored[0]["purpose"] != "batch":
+        return _openai_error(400, "Invalid 'input_file_id': no batch file.", "input_file_id")
+    if body.get("endpoint") not in OPENAI_BATCH_ENDPOINTS:
+        return _openai_error(400, f"Invalid 'endpoint': {body.get('endpoint')!r}.", "endpoint")
+    if body.get("completion_window") != "24h":
+        message = "Invalid 'completion_window': only '24h' is supported."
+        return _openai_error(400, message, "completion_window")
+    if len(body.get("metadata") or {}) > 16:
+        return _openai_error(400, "metadata holds at most 16 pairs.", "metadata")
+    if unknown := _unknown(body, {"input_file_id", "endpoint", "completion_window", "metadata"}):
+        return _openai_error(400, f"Unrecognized request argument supplied: {unknown}", unknown)
+    lines = [json.loads(line) for line in stored[1].decode("utf-8").splitlines() if line]
+    errors = _input_errors(stored[1], body["endpoint"])
+    batch = {
+        "id": f"batch_loopback{next(_ids)}",
+        "object": "batch",
+        "endpoint": body["endpoint"],
+        "errors": {"object": "list", "data": errors} if errors else None,
+        "input_file_id": body["input_file_id"],
+        "completion_window": "24h",
+        "status": "failed" if errors else "in_progress",
+        "output_file_id": None,
+        "error_file_id": None,
+        "created_at": 0,
+        "metadata": body.get("metadata"),
+        "request_counts": {"total": 0 if errors else len(lines), "completed": 0, "failed": 0},
+    }
+    server.batches[batch["id"]] = (batch, [] if errors else lines)
+    return 200, batch
+
+
+def _openai_results(server, batch: dict, lines: list[dict]) -> None:
+    """Answer every request of an ending batch into its output and error files."""
+    output, failed = [], []
+    check, answer = ROUTES[batch["endpoint"]]
+    for line in lines:
+        server.batch_lines.append((batch["id"], line["custom_id"], line["body"]))
+        result = {"id": f"batch_req_{next(_ids)}", "custom_id": line["custom_id"], "error": None}
+        if line["custom_id"] in server.failing_items:
+            server.failing_items.discard(line["custom_id"])
+            error = {"message": "The server had an error", "type": "server_error"}
+            response = {"status_code": 500, "request_id": "req_loopback", "body": {"error": error}}
+            failed.append({**result, "response": response})
+            continue
+        try:
+            check(line["body"])
+        except Rejected as rejected:
+            error = _openai_error(400, str(rejected), rejected.param)[1]
+            response = {"status_code": 400, "request_id": "req_loopback", "body": error}
+            failed.append({**result, "response": response})
+            continue
+        response = {"status_code": 200, "request_id": "req_loopback", "body": answer(line["body"])}
+        output.append({**result, "response": response})
+    for kind, results in (("output_file_id", output), ("error_file_id", failed)):
+        if results:
+            content = "".join(json.dumps(result) + "\n" for result in results).encode()
+            file_id = f"file-loopback{next(_ids)}"
+            name = f"{batch['id']}_{kind}.jsonl"
+            file = {
+                "id": file_id,
+                "object": "file",
+                "bytes": len(content),
+                "created_at": 0,
+                "filename": name,
+                "purpose": "batch_output",
+                "status": "processed",
+            }
+            server.files[file_id] = (file, content)
+            batch[kind] = file_id
+    batch["request_counts"].update(completed=len(output), failed=len(failed))
+    batch["status"] = "completed"
+
+
+def retrieve_batch(server, batch_id: str) -> tuple[int, dict]:
+    """GET /v1/batches/{id}: a held batch stays in progress; else it ends now."""
+    if batch_id not in server.batches:
+        return _openai_error(404, f"No batch found with id '{batch_id}'.")
+    batch, lines = server.batches[batch_id]
+    if batch["status"] == "in_progress" and not server.hold_batches:
+        _openai_results(server, batch, lines)
+    return 200, batch
+
+
+def file_content(server, file_id: str) -> tuple[int, bytes | dict]:
+    """GET /v1/files/{id}/content."""
+    if file_id not in server.files:
+        return _openai_error(404, f"No such File object: {file_id}")
+    return 200, server.files[file_id][1]
+
+
+def create_message_batch(server, body: dict, size: int) -> tuple[int, dict]:
+    """POST /v1/messages/batches."""
+    requests = body.get("requests")
+    if _unknown(body, {"requests"}):
+        return _anthropic_error(
+            400, f"{_unknown(body, {'requests'})}: Extra inputs are not permitted"
+        )
+    if not isinstance(requests, list) or not 1 <= len(requests) <= ANTHROPIC_BATCH_LIMITS[0]:
+        return _anthropic_error(400, "requests: List should have 1 to 100000 items")
+    if size > ANTHROPIC_BATCH_LIMITS[1]:
+        return _anthropic_error(413, "Batch exceeds 256 MB", "request_too_large")
+    seen = set()
+    for index, request in enumerate(requests):
+        custom_id = request.get("custom_id") if isinstance(request, dict) else None
+        if set(request or {}) != {"custom_id", "params"}:
+            return _anthropic_error(400, f"requests.{index}: custom_id and params are required")
+        if not isinstance(custom_id, str) or not CUSTOM_ID.fullmatch(custom_id):
+            message = (
+                f"requests.{index}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
+            )
+            return _anthropic_error(400, message)
+        if custom_id in seen:
+            return _anthropic_error(400, f"Duplicate custom_id: {custom_id}")
+        seen.add(custom_id)
+    batch_id = f"msgbatch_loopback{next(_ids)}"
+    batch = {
+        "id": batch_id,
+        "type": "message_batch",
+        "processing_status": "in_progress",
+        "request_counts": {
+            "processing": len(requests),
+            "succeeded": 0,
+            "errored": 0,
+            "canceled": 0,
+            "expired": 0,
+        },
+        "created_at": "2026-01-01T00:00:00Z",
+        "expires_at": "2026-01-02T00:00:00Z",
+        "ended_at": None,
+        "archived_at": None,
+        "cancel_initiated_at": None,
+        "results_url": None,
+    }
+    server.message_batches[batch_id] = (batch, requests, [])
+    return 200, batch
+
+
+def _anthropic_results(server, batch: dict, requests: list[dict], results: list[dict]) -> None:
+    counts = batch["request_counts"]
+    for request in requests:
+        server.batch_lines.append((batch["id"], request["custom_id"], request["params"]))
+        if request["custom_id"] in server.failing_items:
+            server.failing_items.discard(request["custom_id"])
+            error = _anthropic_error(500, "Internal server error", "api_error")[1]
+            result = {"type": "errored", "error": error}
+        else:
+            try:
+                if request["params"].get("stream"):
+                    raise Rejected("stream: batch requests cannot stream")
+                check_messages(request["params"])
+            except Rejected as rejected:
+                result = {"type": "errored", "error": _anthropic_error(400, str(rejected))[1]}
+            else:
+                result = {"type": "succeeded", "message": answer_messages(request["params"])}
+        kind = "succeeded" if result["type"] == "succeeded" else "errored"
+        counts[kind] += 1
+        results.append({"custom_id": request["custom_id"], "result": result})
+    counts["processing"] = 0
+    batch.update(
+        processing_status="ended",
+        ended_at="2026-01-01T01:00:00Z",
+        results_url=f"{server.base_url('messages')}/v1/messages/batches/{batch['id']}/results",
+    )
+
+
+def retrieve_message_batch(server, batch_id: str) -> tuple[int, dict]:
+    """GET /v1/messages/batches/{id}: a held batch stays in progress; else it ends now."""
+    if batch_id not in server.message_batches:
+        return _anthropic_error(404, f"No batch found with id '{batch_id}'", "not_found_error")
+    batch, requests, results = server.message_batches[batch_id]
+    if batch["processing_status"] == "in_progress" and not server.hold_batches:
+        _anthropic_results(server, batch, requests, results)
+    return 200, batch
+
+
+def message_batch_results(server, batch_id: str) -> tuple[int, bytes | dict]:
+    """GET /v1/messages/batches/{id}/results: JSON lines, once the batch has ended."""
+    if batch_id not in server.message_batches:
+        return _anthropic_error(404, f"No batch found with id '{batch_id}'", "not_found_error")
+    batch, _, results = server.message_batches[batch_id]
+    if batch["processing_status"] != "ended":
+        return _anthropic_error(400, f"Batch {batch_id} has not ended: no results yet")
+    return 200, "".join(json.dumps(result) + "\n" for result in results).encode()
+
+
+GET_ROUTES = [
+    (re.compile(r"/v1/batches/([^/]+)"), retrieve_batch),
+    (re.compile(r"/v1/files/([^/]+)/content"), file_content),
+    (re.compile(r"/v1/messages/batches/([^/]+)"), retrieve_message_batch),
+    (re.compile(r"/v1/messages/batches/([^/]+)/results"), message_batch_results),
+]
+
+
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # quiet
         pass
@@ -271,8 +571,56 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _reply_payload(self, status: int, payload: dict | bytes) -> None:
+        if isinstance(payload, dict):
+            return self._reply(status, payload)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _authorized(self) -> bool:
+        key = self.headers.get("x-api-key") or self.headers.get("Authorization")
+        if self.path.startswith("/v1/messages"):
+            return bool(key and self.headers.get("anthropic-version"))
+        return bool(key)
+
+    def do_GET(self) -> None:
+        path = self.path.split("?")[0]
+        for pattern, handler in GET_ROUTES:
+            if match := pattern.fullmatch(path):
+                if not self._authorized():
+                    return self._reply(401, {"error": {"type": "authentication_error"}})
+                with self.server.lock:
+                    self.server.bodies.append((path, None, {}))
+                    status, payload = handler(self.server, match.group(1))
+                return self._reply_payload(status, payload)
+        self._reply(404, {"error": {"message": f"no route {self.path}"}})
+
+    def _post_batch(self, raw: bytes) -> None:
+        if not self._authorized():
+            return self._reply(401, {"error": {"type": "authentication_error"}})
+        server = self.server
+        with server.lock:
+            if self.path == "/v1/files":
+                server.bodies.append((self.path, None, {}))
+                status, payload = upload_file(server, self.headers["Content-Type"], raw)
+            elif self.path == "/v1/batches":
+                body = json.loads(raw)
+                server.bodies.append((self.path, None, body))
+                status, payload = create_batch(server, body)
+            else:
+                body = json.loads(raw)
+                server.bodies.append((self.path, None, body))
+                status, payload = create_message_batch(server, body, len(raw))
+        self._reply(status, payload)
+
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        raw = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path in ("/v1/files", "/v1/batches", "/v1/messages/batches"):
+            return self._post_batch(raw)
+        body = json.loads(raw)
         server = self.server
         with server.lock:
             server.bodies.append((self.path, self.headers.get("X-Request-Id"), body))
@@ -308,6 +656,12 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.bodies: list[tuple[str, str | None, dict]] = []
         self.overloaded = 0
+        self.files: dict[str, tuple[dict, bytes]] = {}
+        self.batches: dict[str, tuple[dict, list[dict]]] = {}
+        self.message_batches: dict[str, tuple[dict, list[dict], list[dict]]] = {}
+        self.batch_lines: list[tuple[str, str, dict]] = []
+        self.hold_batches = False
+        self.failing_items: set[str] = set()
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def base_url(self, api: str) -> str:

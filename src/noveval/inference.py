@@ -23,6 +23,7 @@ import pandas as pd
 from noveval.chat_requests import RESPONSE_COLUMNS
 from noveval.engines.client import ClientSettings, send_requests
 from noveval.engines.journal import Journal, read_records
+from noveval.engines.provider_batches import BatchSettings, send_batches, uses_batch_api
 from noveval.engines.servers import serve
 from noveval.files import write_table
 from noveval.registry import load_registry
@@ -52,25 +53,29 @@ def run_inference(
 
     Answers come from the model's journals when any job has already made the same call; only
     the rest reach the model, through one server started for the whole batch, so a rerun sends
-    exactly the calls that failed before. Raises :class:`FailedCallsError` (writing no
-    responses) when more calls failed for good than ``settings["failure_budget"]`` allows;
-    within the budget they are written with their error. ``failures_path`` receives the count
-    per cell for the run's summary. ``weights_manifests``: the downloaded weights a vLLM server
-    reads offline (rule weights).
+    exactly the calls that failed before. A hosted model that ``settings["batch_api"]`` selects
+    answers through its provider's batch API (:mod:`noveval.engines.provider_batches`). Raises
+    :class:`FailedCallsError` (writing no responses) when more calls failed for good than
+    ``settings["failure_budget"]`` allows; within the budget they are written with their error.
+    ``failures_path`` receives the count per cell for the run's summary. ``weights_manifests``:
+    the downloaded weights a vLLM server reads offline (rule weights).
     """
-    spec = load_registry(registry_path).model(model)
+    registry = load_registry(registry_path)
+    spec = registry.model(model)
+    batched = uses_batch_api(registry, model, settings.get("batch_api"))
     requests = batch_requests(requests_paths, Path(responses_path).parent.parent, model)
     unique = requests.drop_duplicates("request_id")
     journal = Journal(Path(cache_dir) / model, job_name=_job_name(responses_path))
     finished = journal.finished()
     pending = unique[~unique["request_id"].isin(finished)].to_dict("records")
     log.info(
-        "%s: %d cells, %d requests, %d answered by earlier calls, %d to send",
+        "%s: %d cells, %d requests, %d answered by earlier calls, %d to send%s",
         job,
         requests["cell"].nunique(),
         len(unique),
         len(unique) - len(pending),
         len(pending),
+        " through the provider's batch API" if batched else "",
     )
     if pending:
         client_settings = ClientSettings(
@@ -82,7 +87,10 @@ def run_inference(
         weights = local_weights(weights_manifests[0]) if weights_manifests else None
         timeout = settings["server_start_timeout_s"]
         with journal, serve(spec, log_path, timeout, threads, weights=weights) as end:
-            send_requests(pending, end, journal, client_settings, spec.cost_usd)
+            if batched:
+                send_batches(pending, end, journal, BatchSettings.of(settings), spec.cost_usd)
+            else:
+                send_requests(pending, end, journal, client_settings, spec.cost_usd)
         finished = journal.finished()
     failed = {r["request_id"]: r for r in _latest_failures(journal, finished, unique)}
     allowed = allowed_failures(settings["failure_budget"], len(unique))

@@ -3,6 +3,10 @@
 Each inference job appends to its own JSON-lines file in the model's cache folder, so no two
 processes ever write one file. Lookups read every journal of the model, so a rerun, a resumed
 job or another configuration that renders the same request never calls the model again.
+
+A job that sends its calls through a provider's batch API also journals each batch it submits
+(and, once its results are journaled, that it was collected) in ``batches/<job>.jsonl`` of the
+model's cache folder, so a killed job polls the same batch again instead of submitting another.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ class Journal:
         self.cache_dir = Path(cache_dir)
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.cache_dir / f"{job_name}.jsonl"
+        self.batches_path = self.cache_dir / "batches" / f"{job_name}.jsonl"
         self._handle = None
 
     def finished(self) -> dict[str, dict]:
@@ -36,12 +41,27 @@ class Journal:
     def append(self, record: dict) -> None:
         """Write one response and force it to disk before returning."""
         if self._handle is None:
-            self._handle = open(self.path, "a", encoding="utf-8")
-            if self._handle.tell() and not _ends_with_newline(self.path):
-                self._handle.write("\n")  # seal a line cut short by a killed writer
-        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+            self._handle = _open_for_append(self.path)
+        _write_durably(self._handle, record)
+
+    def append_batch_event(self, event: dict) -> None:
+        """Write one event of a provider batch of this job (submitted, collected) to disk."""
+        self.batches_path.parent.mkdir(exist_ok=True)
+        with _open_for_append(self.batches_path) as handle:
+            _write_durably(handle, event)
+
+    def open_batches(self) -> list[dict]:
+        """This job's submitted provider batches whose results are not journaled yet, oldest
+        first."""
+        if not self.batches_path.exists():
+            return []
+        events = read_records(self.batches_path)
+        collected = {event["batch_id"] for event in events if event["event"] == "collected"}
+        return [
+            event
+            for event in events
+            if event["event"] == "submitted" and event["batch_id"] not in collected
+        ]
 
     def close(self) -> None:
         if self._handle is not None:
@@ -67,6 +87,19 @@ def read_records(path: Path) -> list[dict]:
             except json.JSONDecodeError:
                 log.warning("%s:%d: incomplete journal line skipped", path, number)
     return records
+
+
+def _open_for_append(path: Path):
+    handle = open(path, "a", encoding="utf-8")
+    if handle.tell() and not _ends_with_newline(path):
+        handle.write("\n")  # seal a line cut short by a killed writer
+    return handle
+
+
+def _write_durably(handle, record: dict) -> None:
+    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    handle.flush()
+    os.fsync(handle.fileno())
 
 
 def _ends_with_newline(path: Path) -> bool:
