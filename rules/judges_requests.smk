@@ -78,6 +78,7 @@ rule judges_requests:
             "prompts",
             "structured_output",
             "reasoning_chars",
+            "prompt_caching",
         ),
         upstream_root=JUDGE_UPSTREAM,
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),

@@ -24,6 +24,19 @@ The rules, from the providers' documentation:
   documented ones ("Extra inputs are not permitted"); ``output_config.effort`` only on models
   with the effort parameter (Claude Opus 4.5, Opus 4.6, Sonnet 4.6; "max" on Opus 4.6 only);
   extended ``thinking`` is incompatible with a ``temperature`` other than 1.
+- Anthropic prompt caching (docs.anthropic.com/en/docs/build-with-claude/prompt-caching):
+  ``cache_control`` is ``{"type": "ephemeral"}`` with an optional ``ttl`` of "5m" or "1h", at the
+  top level of the request (automatic caching: the breakpoint is the last block) or on content
+  blocks of ``system`` and ``messages``; at most 4 breakpoints. The first call with a prefix
+  writes it (``cache_creation_input_tokens``), a later call with the same prefix reads it
+  (``cache_read_input_tokens``); ``input_tokens`` counts what follows the last breakpoint. Here
+  the prefix's tokens are INPUT_TOKENS times its share of the prompt's characters, entries never
+  expire and the models' minimum cacheable length (1,024 to 4,096 tokens) is not applied.
+- Model lookup (GET /v1/models/{id}; platform.openai.com/docs/api-reference/models/retrieve,
+  docs.anthropic.com/en/api/models): the model object, or a 404 for an unknown or retired id
+  (Anthropic: ``not_found_error``; OpenAI: ``model_not_found``). A retired Claude model
+  (``server.retired``; docs.anthropic.com/en/docs/about-claude/model-deprecations) answers every
+  Messages call with the same 404.
 - Gemini's OpenAI-compatible endpoint (ai.google.dev/gemini-api/docs/openai): reasoning_effort
   none, low, medium or high on 2.5 models.
 """
@@ -87,7 +100,12 @@ MESSAGES_FIELDS = {
     "stop_sequences",
     "metadata",
     "thinking",
+    "cache_control",
 }
+CACHE_TTLS = {"5m", "1h"}
+MAX_CACHE_BREAKPOINTS = 4
+# Retired by Anthropic (model deprecations page): id -> retirement date.
+RETIRED = {"claude-sonnet-4-5-20250929": "2026-11-30"}
 
 
 class Rejected(Exception):
@@ -186,6 +204,73 @@ def check_messages(body: dict) -> None:
     thinking = (body.get("thinking") or {}).get("type") == "enabled"
     if thinking and body.get("temperature", 1) != 1:
         raise Rejected("temperature may only be set to 1 when thinking is enabled")
+    check_cache_control(body)
+
+
+def prompt_blocks(body: dict) -> list[tuple[str, dict]]:
+    """The prompt's blocks in order (system, then each message's content) as (where, block);
+    a plain string is one text block."""
+    blocks = []
+    system = body.get("system")
+    for index, block in enumerate([system] if isinstance(system, str) else system or []):
+        where = "system" if isinstance(system, str) else f"system.{index}"
+        blocks.append((where, {"type": "text", "text": block} if isinstance(block, str) else block))
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        if isinstance(content, str):
+            blocks.append((f"messages.{index}.content", {"type": "text", "text": content}))
+        else:
+            for number, block in enumerate(content or []):
+                blocks.append((f"messages.{index}.content.{number}", block))
+    return blocks
+
+
+def _check_one_cache_control(where: str, control) -> None:
+    if not isinstance(control, dict) or control.get("type") != "ephemeral":
+        raise Rejected(f"{where}.type: Input should be 'ephemeral'")
+    if unknown := _unknown(control, {"type", "ttl"}):
+        raise Rejected(f"{where}.{unknown}: Extra inputs are not permitted")
+    if "ttl" in control and control["ttl"] not in CACHE_TTLS:
+        raise Rejected(f"{where}.ttl: Input should be '5m' or '1h'")
+
+
+def check_cache_control(body: dict) -> None:
+    """Prompt caching as documented: well-formed markers, at most four breakpoints."""
+    marked = [(where, block) for where, block in prompt_blocks(body) if "cache_control" in block]
+    for where, block in marked:
+        _check_one_cache_control(f"{where}.cache_control", block["cache_control"])
+    if "cache_control" in body:
+        _check_one_cache_control("cache_control", body["cache_control"])
+    breakpoints = len(marked) + ("cache_control" in body)
+    if breakpoints > MAX_CACHE_BREAKPOINTS:
+        raise Rejected(
+            f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
+            f"Found {breakpoints}."
+        )
+
+
+def cache_usage(body: dict, cache: set) -> dict:
+    """The cache fields of a Messages answer's usage, writing or reading ``cache`` (the prefixes
+    cached so far, per model)."""
+    blocks = [block for _, block in prompt_blocks(body)]
+    marked = [index for index, block in enumerate(blocks) if "cache_control" in block]
+    if "cache_control" in body and blocks:
+        marked.append(len(blocks) - 1)
+    if not marked:
+        return {"input_tokens": INPUT_TOKENS}
+    end = max(marked) + 1
+    prefix = json.dumps([body["model"], blocks[:end]], sort_keys=True)
+    size = sum(len(json.dumps(block, sort_keys=True)) for block in blocks)
+    cached = round(
+        INPUT_TOKENS * sum(len(json.dumps(b, sort_keys=True)) for b in blocks[:end]) / size
+    )
+    read = prefix in cache
+    cache.add(prefix)
+    return {
+        "input_tokens": INPUT_TOKENS - cached,
+        "cache_creation_input_tokens": 0 if read else cached,
+        "cache_read_input_tokens": cached if read else 0,
+    }
 
 
 def answer_chat(body: dict) -> dict:
@@ -239,7 +324,8 @@ def answer_responses(body: dict) -> dict:
     }
 
 
-def answer_messages(body: dict) -> dict:
+def answer_messages(body: dict, cache: set | None = None) -> dict:
+    """A Messages answer (``cache``: the server's cached prefixes; None caches nothing)."""
     return {
         "id": "msg_loopback",
         "type": "message",
@@ -248,7 +334,10 @@ def answer_messages(body: dict) -> dict:
         "content": [{"type": "text", "text": ANSWER}],
         "stop_reason": "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": OUTPUT_TOKENS},
+        "usage": {
+            **cache_usage(body, set() if cache is None else cache),
+            "output_tokens": OUTPUT_TOKENS,
+        },
     }
 
 
@@ -295,7 +384,67 @@ class Handler(BaseHTTPRequestHandler):
             if anthropic:
                 return self._reply(400, {"type": "error", "error": error})
             return self._reply(400, {"error": {**error, "param": rejected.param, "code": None}})
+        if anthropic:
+            return self._messages(body)
         self._reply(200, answer(body))
+
+    def _messages(self, body: dict) -> None:
+        """A Messages call: the retired model's 404, or the answer (with its cache usage; an
+        empty text block while ``server.empty`` lasts)."""
+        server = self.server
+        if body["model"] in server.retired:
+            return self._reply(*anthropic_model_not_found(body["model"]))
+        with server.lock:
+            payload = answer_messages(body, server.cache)
+            empty = server.empty > 0
+            server.empty -= empty
+        if empty:
+            payload["content"] = [{"type": "text", "text": ""}]
+        self._reply(200, payload)
+
+    def do_GET(self) -> None:
+        """The providers' model lookup, GET /v1/models/{id} (Anthropic's when the request carries
+        its version header)."""
+        prefix = "/v1/models/"
+        if not self.path.startswith(prefix):
+            return self._reply(404, {"error": {"message": f"no route {self.path}"}})
+        model = self.path[len(prefix) :]
+        if self.headers.get("anthropic-version"):
+            if model in self.server.retired:
+                return self._reply(*anthropic_model_not_found(model))
+            return self._reply(200, anthropic_model(model))
+        if model in self.server.retired:
+            return self._reply(*openai_model_not_found(model))
+        self._reply(200, {"id": model, "object": "model", "created": 0, "owned_by": "openai"})
+
+
+def anthropic_model(model: str) -> dict:
+    """Anthropic's model object (docs.anthropic.com/en/api/models)."""
+    return {
+        "type": "model",
+        "id": model,
+        "display_name": model,
+        "created_at": "2025-01-01T00:00:00Z",
+        "max_input_tokens": 200000,
+        "max_tokens": 64000,
+    }
+
+
+def anthropic_model_not_found(model: str) -> tuple[int, dict]:
+    return 404, {
+        "type": "error",
+        "error": {"type": "not_found_error", "message": f"model: {model}"},
+    }
+
+
+def openai_model_not_found(model: str) -> tuple[int, dict]:
+    error = {
+        "message": f"The model '{model}' does not exist",
+        "type": "invalid_request_error",
+        "param": "model",
+        "code": "model_not_found",
+    }
+    return 404, {"error": error}
 
 
 class LoopbackAPI(ThreadingHTTPServer):
@@ -308,6 +457,9 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.bodies: list[tuple[str, str | None, dict]] = []
         self.overloaded = 0
+        self.empty = 0  # Messages calls still to answer with an empty text block
+        self.cache: set = set()  # prompt-cache prefixes written so far
+        self.retired = set(RETIRED)
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def base_url(self, api: str) -> str:

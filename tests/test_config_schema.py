@@ -72,6 +72,7 @@ def test_defaults_fill_a_minimal_config():
         "even_split": "tie",
         "all_failed": "tie",
         "cost": "all_calls",
+        "prompt_caching": False,
         "rewrite_model": None,
         "rewrite_max_tokens": 192,
         "retrieval": {"corpus": None, "top_k": 5, "encoder": "all-minilm-l6-v2"},

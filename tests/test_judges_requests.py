@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import ast
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, shared_file
 
+from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.generation import generated_setup, generation_requests, ideation_setup
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release
-from noveval.judges.prompts import judge_requests, messages, split_item_id
+from noveval.judges.prompts import CACHE_CONTROL, judge_requests, messages, split_item_id
 from noveval.judges.retrieval import load_corpus, top_related
 from noveval.judges.rewrites import apply_rewrites, rewrite_requests
 from noveval.registry import load_registry
@@ -181,3 +183,72 @@ def test_generated_setup_pairs_each_novel_idea_with_a_generated_one_of_its_area(
     assert pair["label"] == winner and pair["ideas"][winner] == original["ideas"][winner]
     assert pair["ideas"][1 - winner] == texts[0] and pair["sources"][1 - winner] == "generated"
     assert sorted(pointwise["label"]) == [0, 1] and (pointwise["setup"] == "generated-m").all()
+
+
+def _defaults(function: ast.FunctionDef) -> dict:
+    arguments = function.args.args[len(function.args.args) - len(function.args.defaults) :]
+    return {a.arg: ast.literal_eval(d) for a, d in zip(arguments, function.args.defaults)}
+
+
+def _keys(node) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {key for value in node.values() for key in _keys(value)}
+    if isinstance(node, list):
+        return {key for value in node for key in _keys(value)}
+    return set()
+
+
+def test_paper_mode_sends_the_authors_token_cap_and_prompt_caching_for_every_change():
+    """Their client's default cap (utils.py), which neither judge.py's calls nor any change of
+    ablations.yaml overrides; their sweep's prompt caching, sent to Anthropic as a top-level
+    cache_control."""
+    upstream = shared_file("novelty-eval", "upstream")
+    utils = ast.parse((upstream / "src" / "utils.py").read_text())
+    functions = {f.name: f for f in ast.walk(utils) if isinstance(f, ast.FunctionDef)}
+    assert _defaults(functions["prompt_openai_client"])["max_completion_tokens"] == 8192
+    assert _defaults(functions["prompt_anthropic_client"])["max_tokens"] == 8192
+    cache_controls = [
+        ast.literal_eval(node.value)
+        for node in ast.walk(functions["prompt_anthropic_client"])
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Subscript)
+        and ast.literal_eval(node.targets[0].slice) == "cache_control"
+    ]
+    assert cache_controls == [CACHE_CONTROL]
+    judge = ast.parse((upstream / "src" / "novelty_eval" / "judge.py").read_text())
+    judge_calls = [
+        call
+        for call in ast.walk(judge)
+        if isinstance(call, ast.Call)
+        and any(isinstance(a, ast.Name) and a.id == "prompt_openai_client" for a in call.args)
+    ]
+    assert len(judge_calls) == 2  # pointwise and pairwise
+    assert all(
+        {k.arg for k in c.keywords}.isdisjoint({"max_completion_tokens"}) for c in judge_calls
+    )
+    ablations = yaml.safe_load(
+        (upstream / "src" / "novelty_eval" / "ablation" / "ablations.yaml").read_text()
+    )
+    assert not {key for key in _keys(ablations) if "token" in key}
+    assert ablations["defaults"]["sweep"]["use_prompt_caching"] is True
+
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["judges"]
+    assert paper["max_tokens"] == 8192 and paper["prompt_caching"] is True
+    instance = pairs().to_dict("records")[0]
+    decoding = {"seed": 0, "max_tokens": paper["max_tokens"]}
+    for name in ("claude-opus-4-6", "gpt-5.4"):
+        spec = REGISTRY.model(name)
+        for change in ("reference", "P3", "low_reasoning"):
+            rows = judge_requests(
+                [instance],
+                change,
+                spec,
+                decoding,
+                {"pointwise": 1, "pairwise_per_order": 1},
+                structured_output=False,
+                authors=AuthorsPrompts(upstream),
+                prompt_caching=paper["prompt_caching"],
+            )
+            assert {row["max_tokens"] for row in rows} == {8192}
+            cached = {row["cache_control"] for row in rows}
+            assert cached == ({json.dumps(CACHE_CONTROL)} if spec.api == "messages" else {None})

@@ -95,6 +95,7 @@ def requests(
         reasoning_chars=settings["reasoning_chars"],
         related=related,
         authors=authors,
+        prompt_caching=settings["prompt_caching"],
     )
     log.info("%s/%s: %d calls", model, change, len(rows))
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
