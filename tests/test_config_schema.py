@@ -73,6 +73,7 @@ def test_defaults_fill_a_minimal_config():
         "all_failed": "tie",
         "cost": "all_calls",
         "prompt_caching": False,
+        "substitutions": {},
         "rewrite_model": None,
         "rewrite_max_tokens": 192,
         "retrieval": {"corpus": None, "top_k": 5, "encoder": "all-minilm-l6-v2"},

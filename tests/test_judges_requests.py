@@ -11,6 +11,7 @@ import pytest
 import yaml
 from conftest import REPO, shared_file
 
+from noveval.judges import steps
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.generation import generated_setup, generation_requests, ideation_setup
 from noveval.judges.grid import judges_grid
@@ -252,3 +253,53 @@ def test_paper_mode_sends_the_authors_token_cap_and_prompt_caching_for_every_cha
             assert {row["max_tokens"] for row in rows} == {8192}
             cached = {row["cache_control"] for row in rows}
             assert cached == ({json.dumps(CACHE_CONTROL)} if spec.api == "messages" else {None})
+
+
+def test_a_substitution_runs_the_successor_and_its_metrics_name_the_model_it_replaces(tmp_path):
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["judges"]["substitutions"] = {"smollm2-135m": "gpt-4o-mini"}
+    grid = judges_grid(config, REGISTRY)
+    assert {cell.model for cell in grid.cells} == {"gpt-4o-mini"}
+    assert grid.substitutes == {"gpt-4o-mini": "smollm2-135m"}
+    for substitutions, message in [
+        ({"gpt-5.1": "gpt-4o-mini"}, "judges.substitutions: gpt-5.1 not among judges.models"),
+        ({"smollm2-135m": "gpt-9"}, "judges.substitutions.smollm2-135m: unknown model 'gpt-9'"),
+    ]:
+        config["judges"]["substitutions"] = substitutions
+        with pytest.raises(ValueError, match=message):
+            judges_grid(config, REGISTRY)
+    config["judges"]["models"] = ["smollm2-135m", "gpt-4o-mini"]
+    config["judges"]["substitutions"] = {"smollm2-135m": "gpt-4o-mini"}
+    with pytest.raises(ValueError, match="gpt-4o-mini is a judge of the grid already"):
+        judges_grid(config, REGISTRY)
+
+    rows = [
+        {
+            "model": model,
+            "setup": "s",
+            "change": "reference",
+            "instance_id": str(i),
+            "run": 0,
+            "label": i % 2,
+            "verdict": i % 2,
+            "n_calls": 2,
+            "n_failed": 0,
+            "input_tokens": 5,
+            "output_tokens": 1,
+            "cost_usd": 0.25,
+            "cost_per_call_usd": 0.125,
+        }
+        for model in ("gpt-4o-mini", "gpt-5.1")
+        for i in range(4)
+    ]
+    verdicts = tmp_path / "verdicts.parquet"
+    pd.DataFrame(rows).to_parquet(verdicts)
+    bootstrap = {"resamples": 200, "seed": 42, "method": "percentile"}
+    parquet, table_csv = tmp_path / "metrics.parquet", tmp_path / "metrics.csv"
+    steps.metrics(
+        [str(verdicts)], "pairwise", bootstrap, parquet, table_csv, "all_calls", grid.substitutes
+    )
+    metrics = pd.read_parquet(parquet).set_index("model")
+    assert list(pd.read_csv(table_csv).columns[:2]) == ["model", "substitutes_for"]
+    assert metrics.loc["gpt-4o-mini", "substitutes_for"] == "smollm2-135m"
+    assert pd.isna(metrics.loc["gpt-5.1", "substitutes_for"])  # like-for-like
