@@ -79,6 +79,7 @@ rule judges_requests:
             "structured_output",
             "reasoning_chars",
             "prompt_caching",
+            "reasoning_summary",
         ),
         upstream_root=JUDGE_UPSTREAM,
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),

@@ -18,7 +18,9 @@ The rules, from the providers' documentation:
 - OpenAI non-reasoning models (gpt-4o, gpt-3.5-turbo) take no reasoning effort; gpt-3.5-turbo
   takes no ``json_schema`` response format (Structured Outputs start with gpt-4o-2024-08-06).
 - The Responses API has no ``max_tokens``, ``seed``, ``messages`` or ``response_format``
-  (``max_output_tokens``, ``input``, ``text.format``).
+  (``max_output_tokens``, ``input``, ``text.format``); ``reasoning`` holds ``effort`` and
+  ``summary`` (auto, concise or detailed), and a summary asked for comes back as a ``reasoning``
+  output item before the message (platform.openai.com/docs/guides/reasoning#reasoning-summaries).
 - Anthropic Messages (docs.anthropic.com/en/api/messages): ``max_tokens`` required; roles only
   user and assistant (the system prompt is the top-level ``system``); no fields beyond the
   documented ones ("Extra inputs are not permitted"); ``output_config.effort`` only on models
@@ -102,6 +104,8 @@ MESSAGES_FIELDS = {
     "thinking",
     "cache_control",
 }
+REASONING_SUMMARIES = {"auto", "concise", "detailed"}
+SUMMARY = "Compared the two ideas' mechanisms."
 CACHE_TTLS = {"5m", "1h"}
 MAX_CACHE_BREAKPOINTS = 4
 # Retired by Anthropic (model deprecations page): id -> retirement date.
@@ -173,11 +177,20 @@ def check_responses(body: dict) -> None:
     if not body.get("input"):
         raise Rejected("Missing required parameter: 'input'.", "input")
     _openai_sampling(body)
-    effort = (body.get("reasoning") or {}).get("effort")
+    reasoning = body.get("reasoning") or {}
+    if unknown := _unknown(reasoning, {"effort", "summary"}):
+        raise Rejected(f"Unknown parameter: 'reasoning.{unknown}'.", f"reasoning.{unknown}")
+    effort = reasoning.get("effort")
     if effort is not None and effort not in _efforts(model, OPENAI_EFFORTS):
         raise Rejected(
             f"Unsupported value: '{effort}' is not supported with the '{model}' model.",
             "reasoning.effort",
+        )
+    summary = reasoning.get("summary")
+    if summary is not None and summary not in REASONING_SUMMARIES:
+        raise Rejected(
+            f"Invalid value: '{summary}'. Supported values are: 'auto', 'concise' and 'detailed'.",
+            "reasoning.summary",
         )
     form = (body.get("text") or {}).get("format") or {}
     if form.get("type") == "json_schema" and not (form.get("name") and form.get("schema")):
@@ -295,6 +308,14 @@ def answer_chat(body: dict) -> dict:
 
 
 def answer_responses(body: dict) -> dict:
+    summary = [
+        {
+            "type": "reasoning",
+            "id": "rs_loopback",
+            "summary": [{"type": "summary_text", "text": SUMMARY}],
+        }
+    ]
+    asked = (body.get("reasoning") or {}).get("summary")
     return {
         "id": "resp_loopback",
         "object": "response",
@@ -303,13 +324,14 @@ def answer_responses(body: dict) -> dict:
         "status": "completed",
         "incomplete_details": None,
         "output": [
+            *(summary if asked else []),
             {
                 "type": "message",
                 "id": "msg_loopback",
                 "role": "assistant",
                 "status": "completed",
                 "content": [{"type": "output_text", "text": ANSWER, "annotations": []}],
-            }
+            },
         ],
         "parallel_tool_calls": False,
         "tool_choice": "auto",

@@ -73,6 +73,7 @@ def test_defaults_fill_a_minimal_config():
         "all_failed": "tie",
         "cost": "all_calls",
         "prompt_caching": False,
+        "reasoning_summary": None,
         "substitutions": {},
         "rewrite_model": None,
         "rewrite_max_tokens": 192,

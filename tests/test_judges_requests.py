@@ -199,10 +199,10 @@ def _keys(node) -> set[str]:
     return set()
 
 
-def test_paper_mode_sends_the_authors_token_cap_and_prompt_caching_for_every_change():
+def test_paper_mode_sends_the_authors_token_cap_caching_and_summary_for_every_change():
     """Their client's default cap (utils.py), which neither judge.py's calls nor any change of
     ablations.yaml overrides; their sweep's prompt caching, sent to Anthropic as a top-level
-    cache_control."""
+    cache_control; the reasoning summary of their Responses calls."""
     upstream = shared_file("novelty-eval", "upstream")
     utils = ast.parse((upstream / "src" / "utils.py").read_text())
     functions = {f.name: f for f in ast.walk(utils) if isinstance(f, ast.FunctionDef)}
@@ -216,6 +216,14 @@ def test_paper_mode_sends_the_authors_token_cap_and_prompt_caching_for_every_cha
         and ast.literal_eval(node.targets[0].slice) == "cache_control"
     ]
     assert cache_controls == [CACHE_CONTROL]
+    summaries = [
+        ast.literal_eval(value)
+        for node in ast.walk(functions["build_responses_body"])
+        if isinstance(node, ast.Dict)
+        for key, value in zip(node.keys, node.values)
+        if isinstance(key, ast.Constant) and key.value == "summary"
+    ]
+    assert summaries == ["auto"]
     judge = ast.parse((upstream / "src" / "novelty_eval" / "judge.py").read_text())
     judge_calls = [
         call
@@ -235,6 +243,7 @@ def test_paper_mode_sends_the_authors_token_cap_and_prompt_caching_for_every_cha
 
     paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["judges"]
     assert paper["max_tokens"] == 8192 and paper["prompt_caching"] is True
+    assert paper["reasoning_summary"] == "auto"
     instance = pairs().to_dict("records")[0]
     decoding = {"seed": 0, "max_tokens": paper["max_tokens"]}
     for name in ("claude-opus-4-6", "gpt-5.4"):
@@ -249,10 +258,13 @@ def test_paper_mode_sends_the_authors_token_cap_and_prompt_caching_for_every_cha
                 structured_output=False,
                 authors=AuthorsPrompts(upstream),
                 prompt_caching=paper["prompt_caching"],
+                reasoning_summary=paper["reasoning_summary"],
             )
             assert {row["max_tokens"] for row in rows} == {8192}
             cached = {row["cache_control"] for row in rows}
             assert cached == ({json.dumps(CACHE_CONTROL)} if spec.api == "messages" else {None})
+            summary = {row["reasoning_summary"] for row in rows}
+            assert summary == ({"auto"} if spec.api == "responses" else {None})
 
 
 def test_a_substitution_runs_the_successor_and_its_metrics_name_the_model_it_replaces(tmp_path):

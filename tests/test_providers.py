@@ -333,3 +333,30 @@ def test_an_empty_answer_is_asked_again_up_to_three_calls(loopback, tmp_path, mo
     sent = [rid for _, rid, _ in loopback.bodies]
     assert loopback.empty == 1 and sent.count(second["request_id"]) == 3
     loopback.empty = 0
+
+
+def test_responses_calls_ask_for_the_reasoning_summary_and_answer_with_the_message_only(
+    loopback, tmp_path, monkeypatch
+):
+    spec = REGISTRY.model("gpt-5.4")
+    pair = [instances()[0]]
+    rows = judge_requests(
+        pair, "reference", spec, DECODING, ONE_CALL, False, reasoning_summary="auto"
+    )
+    plain = judge_requests(pair, "reference", spec, DECODING, ONE_CALL, False)
+    assert [row["reasoning_summary"] for row in rows] == ["auto", "auto"]
+    assert {r["request_id"] for r in rows}.isdisjoint(r["request_id"] for r in plain)
+    claude = REGISTRY.model("claude-opus-4-6")
+    assert judge_requests(
+        pair, "reference", claude, DECODING, ONE_CALL, False, reasoning_summary="auto"
+    ) == judge_requests(pair, "reference", claude, DECODING, ONE_CALL, False)
+    messages = [{"role": "user", "content": "Idea?"}]
+    short = build_request(
+        "s|0", spec, messages, {**DECODING, "reasoning_effort": "high"}, reasoning_summary="short"
+    )
+    failures, records = send(loopback, spec, [*rows, short], tmp_path, monkeypatch)
+    by_id = {record["request_id"]: record for record in records}
+    assert failures == 1 and "Supported values are: 'auto'" in by_id[short["request_id"]]["error"]
+    assert all(by_id[row["request_id"]]["text"] == ANSWER for row in rows)
+    sent = [body for _, rid, body in loopback.bodies if rid in {r["request_id"] for r in rows}]
+    assert [body["reasoning"] for body in sent] == [{"effort": "high", "summary": "auto"}] * 2

@@ -132,13 +132,15 @@ def judge_requests(
     related: dict[str, list[list[str]]] | None = None,
     authors: AuthorsPrompts | None = None,
     prompt_caching: bool = False,
+    reasoning_summary: str | None = None,
 ) -> list[dict]:
     """Every call of one cell: ``calls['pointwise']`` per idea, or ``calls['pairwise_per_order']``
     in each presentation order per pair.
 
     With ``authors`` (the paper mode) each call is one user message rendered from the authors'
     templates, answered in their free format (no output constraint). ``prompt_caching``: the
-    Messages API's calls carry ``CACHE_CONTROL`` (other APIs cache by themselves).
+    Messages API's calls carry ``CACHE_CONTROL`` (other APIs cache by themselves);
+    ``reasoning_summary``: the Responses API's calls with an effort ask for this summary.
     """
     cache_control = CACHE_CONTROL if prompt_caching and spec.api == "messages" else None
     rows = []
@@ -169,6 +171,9 @@ def judge_requests(
                     decoding=call_decoding,
                     response_format=constraint,
                     cache_control=cache_control,
+                    reasoning_summary=reasoning_summary
+                    if spec.api == "responses" and call_decoding.get("reasoning_effort")
+                    else None,
                 )
                 rows.append(row)
     return rows

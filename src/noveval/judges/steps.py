@@ -96,6 +96,7 @@ def requests(
         related=related,
         authors=authors,
         prompt_caching=settings["prompt_caching"],
+        reasoning_summary=settings["reasoning_summary"],
     )
     log.info("%s/%s: %d calls", model, change, len(rows))
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
