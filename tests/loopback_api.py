@@ -425,12 +425,15 @@ class Handler(BaseHTTPRequestHandler):
         self._reply(200, payload)
 
     def do_GET(self) -> None:
+        """GET endpoints by path prefix (``GET_ROUTES``)."""
+        for prefix, handler in GET_ROUTES.items():
+            if self.path.startswith(prefix):
+                return handler(self, self.path[len(prefix) :])
+        self._reply(404, {"error": {"message": f"no route {self.path}"}})
+
+    def _model_lookup(self, model: str) -> None:
         """The providers' model lookup, GET /v1/models/{id} (Anthropic's when the request carries
         its version header)."""
-        prefix = "/v1/models/"
-        if not self.path.startswith(prefix):
-            return self._reply(404, {"error": {"message": f"no route {self.path}"}})
-        model = self.path[len(prefix) :]
         if self.headers.get("anthropic-version"):
             if model in self.server.retired:
                 return self._reply(*anthropic_model_not_found(model))
@@ -438,6 +441,9 @@ class Handler(BaseHTTPRequestHandler):
         if model in self.server.retired:
             return self._reply(*openai_model_not_found(model))
         self._reply(200, {"id": model, "object": "model", "created": 0, "owned_by": "openai"})
+
+
+GET_ROUTES = {"/v1/models/": Handler._model_lookup}
 
 
 def anthropic_model(model: str) -> dict:
