@@ -35,10 +35,12 @@ The rules, from the providers' documentation:
   the prefix's tokens are INPUT_TOKENS times its share of the prompt's characters, entries never
   expire and the models' minimum cacheable length (1,024 to 4,096 tokens) is not applied.
 - Model lookup (GET /v1/models/{id}; platform.openai.com/docs/api-reference/models/retrieve,
-  docs.anthropic.com/en/api/models): the model object, or a 404 for an unknown or retired id
-  (Anthropic: ``not_found_error``; OpenAI: ``model_not_found``). A retired Claude model
-  (``server.retired``; docs.anthropic.com/en/docs/about-claude/model-deprecations) answers every
-  Messages call with the same 404.
+  docs.anthropic.com/en/api/models): the model object, or a 404 for an id the provider does not
+  know (``server.unknown``; Anthropic: ``not_found_error``, OpenAI: ``model_not_found``).
+  Anthropic's object gives the model's ``lifecycle`` (active, deprecated or retired) and its
+  ``retires_at``: a retired model stays in the catalogue, and every Messages call naming it
+  fails (docs.anthropic.com/en/docs/about-claude/model-deprecations), here with the 404
+  ``not_found_error``. ``LIFECYCLE`` holds the dates of the models the registry uses.
 - Gemini's OpenAI-compatible endpoint (ai.google.dev/gemini-api/docs/openai): reasoning_effort
   none, low, medium or high on 2.5 models.
 """
@@ -108,8 +110,12 @@ REASONING_SUMMARIES = {"auto", "concise", "detailed"}
 SUMMARY = "Compared the two ideas' mechanisms."
 CACHE_TTLS = {"5m", "1h"}
 MAX_CACHE_BREAKPOINTS = 4
-# Retired by Anthropic (model deprecations page): id -> retirement date.
-RETIRED = {"claude-sonnet-4-5-20250929": "2026-11-30"}
+# Anthropic's model deprecations page: id -> (lifecycle, retirement date).
+LIFECYCLE = {
+    "claude-sonnet-4-5-20250929": ("retired", "2026-11-30T00:00:00Z"),
+    "claude-opus-4-5-20251101": ("deprecated", "2027-01-22T00:00:00Z"),
+}
+RETIRED = {model for model, (stage, _) in LIFECYCLE.items() if stage == "retired"}
 
 
 class Rejected(Exception):
@@ -414,7 +420,7 @@ class Handler(BaseHTTPRequestHandler):
         """A Messages call: the retired model's 404, or the answer (with its cache usage; an
         empty text block while ``server.empty`` lasts)."""
         server = self.server
-        if body["model"] in server.retired:
+        if body["model"] in RETIRED | server.unknown:
             return self._reply(*anthropic_model_not_found(body["model"]))
         with server.lock:
             payload = answer_messages(body, server.cache)
@@ -434,12 +440,12 @@ class Handler(BaseHTTPRequestHandler):
     def _model_lookup(self, model: str) -> None:
         """The providers' model lookup, GET /v1/models/{id} (Anthropic's when the request carries
         its version header)."""
-        if self.headers.get("anthropic-version"):
-            if model in self.server.retired:
-                return self._reply(*anthropic_model_not_found(model))
+        anthropic = bool(self.headers.get("anthropic-version"))
+        if model in self.server.unknown:
+            not_found = anthropic_model_not_found if anthropic else openai_model_not_found
+            return self._reply(*not_found(model))
+        if anthropic:
             return self._reply(200, anthropic_model(model))
-        if model in self.server.retired:
-            return self._reply(*openai_model_not_found(model))
         self._reply(200, {"id": model, "object": "model", "created": 0, "owned_by": "openai"})
 
 
@@ -448,11 +454,14 @@ GET_ROUTES = {"/v1/models/": Handler._model_lookup}
 
 def anthropic_model(model: str) -> dict:
     """Anthropic's model object (docs.anthropic.com/en/api/models)."""
+    lifecycle, retires_at = LIFECYCLE.get(model, ("active", None))
     return {
         "type": "model",
         "id": model,
         "display_name": model,
         "created_at": "2025-01-01T00:00:00Z",
+        "lifecycle": lifecycle,
+        "retires_at": retires_at,
         "max_input_tokens": 200000,
         "max_tokens": 64000,
     }
@@ -487,7 +496,7 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.overloaded = 0
         self.empty = 0  # Messages calls still to answer with an empty text block
         self.cache: set = set()  # prompt-cache prefixes written so far
-        self.retired = set(RETIRED)
+        self.unknown: set[str] = set()  # model ids the providers answer with a 404
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def base_url(self, api: str) -> str:

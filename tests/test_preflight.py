@@ -167,19 +167,46 @@ def test_hosted_models_are_looked_up_and_a_retired_one_names_its_published_cells
         assert served_check(spec, env) == Check(
             f"model {name}", True, f"{spec.reference} is served"
         )
+    assert served_check(pointed("claude-opus-4-5", loopback), env) == Check(
+        "model claude-opus-4-5",
+        True,
+        "claude-opus-4-5-20251101 is served, deprecated: retires on 2027-01-22",
+    )
     retired = served_check(pointed("claude-sonnet-4-5", loopback), env)
     cells = published_cells("claude-sonnet-4-5")
     assert retired.ok is False and len(cells) >= 47  # the two-track and tie-rate figures...
     assert retired.detail.startswith(
-        "claude-sonnet-4-5-20250929 is not served (retired or unknown: 404 "
+        "claude-sonnet-4-5-20250929 was retired on 2026-11-30; cannot be reproduced: "
+        f"{len(cells)} published numbers ("
     )
-    assert "not_found_error" in retired.detail
-    assert f"cannot be reproduced: {len(cells)} published numbers (" in retired.detail
     assert all(cell in retired.detail for cell in cells)
     assert retired.detail.endswith(
-        "name it in judges.substitutions ({claude-sonnet-4-5: <successor>}): reported as a "
-        "substitution, not like-for-like"
+        ". To run another model in its place, name it in judges.substitutions "
+        "({claude-sonnet-4-5: <successor>}): reported as a substitution, not like-for-like"
     )
+
+
+def test_a_model_the_provider_does_not_know_answers_not_found(loopback):
+    env = {"ANTHROPIC_API_KEY": "sk-loopback", "OPENAI_API_KEY": "sk-loopback"}
+    for name in ("claude-opus-4-6", "gpt-5.1"):
+        spec = pointed(name, loopback)
+        loopback.unknown = {spec.reference}
+        try:
+            check = served_check(spec, env)
+        finally:
+            loopback.unknown = set()
+        assert check.ok is False and check.detail.startswith(
+            f"{spec.reference} is not served (Error code: 404 - "
+        )
+        said = (
+            "not_found_error"
+            if spec.api == "messages"
+            else f"The model '{spec.reference}' does not"
+        )
+        assert said in check.detail
+        assert (
+            f"cannot be reproduced: {len(published_cells(name))} published numbers" in check.detail
+        )
 
 
 def test_a_lookup_that_cannot_be_made_names_the_model_and_the_key():

@@ -237,9 +237,10 @@ def lookup_model(spec: ModelSpec, key: str):
 
 
 def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
-    """A hosted model is still served: the provider's lookup finds its id. A retired (or
-    unknown) id fails, naming the published numbers it cannot reproduce and the config key of
-    an explicit substitution."""
+    """A hosted model is still served: the provider's lookup knows its id and (Anthropic) its
+    lifecycle is not ``retired``. A model that is not served fails, naming the published numbers
+    it cannot reproduce and the config key of an explicit substitution; a deprecated one passes
+    with its retirement date."""
     name = f"model {spec.name}"
     key = env.get(spec.api_key_env or "")
     if not key:
@@ -252,14 +253,8 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
     try:
         found = lookup_model(spec, key)
     except (openai.NotFoundError, anthropic.NotFoundError) as error:
-        return Check(
-            name,
-            False,
-            f"{spec.reference} is not served (retired or unknown: {error.status_code} "
-            f"{error.message}); cannot be reproduced: {_cells_line(published_cells(spec.name))}. "
-            f"To run another model in its place, name it in judges.substitutions "
-            f"({{{spec.name}: <successor>}}): reported as a substitution, not like-for-like",
-        )
+        why = f"is not served ({error})"
+        return Check(name, False, _not_reproducible(spec, why))
     except (openai.OpenAIError, anthropic.AnthropicError) as error:
         return Check(
             name,
@@ -267,9 +262,21 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
             f"{spec.reference}: the lookup at {spec.base_url} failed "
             f"({type(error).__name__}: {error}); check {spec.api_key_env} and the network",
         )
+    lifecycle = getattr(found, "lifecycle", None)
     retires = getattr(found, "retires_at", None)
-    return Check(
-        name, True, f"{spec.reference} is served" + (f" (retires {retires})" if retires else "")
+    date = f" on {retires:%Y-%m-%d}" if retires else ""
+    if lifecycle == "retired":
+        return Check(name, False, _not_reproducible(spec, f"was retired{date}"))
+    if lifecycle == "deprecated":
+        return Check(name, True, f"{spec.reference} is served, deprecated: retires{date}")
+    return Check(name, True, f"{spec.reference} is served")
+
+
+def _not_reproducible(spec: ModelSpec, why: str) -> str:
+    return (
+        f"{spec.reference} {why}; cannot be reproduced: {_cells_line(published_cells(spec.name))}."
+        f" To run another model in its place, name it in judges.substitutions "
+        f"({{{spec.name}: <successor>}}): reported as a substitution, not like-for-like"
     )
 
 
