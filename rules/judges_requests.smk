@@ -78,6 +78,8 @@ rule judges_requests:
             "prompts",
             "structured_output",
             "reasoning_chars",
+            "prompt_caching",
+            "reasoning_summary",
         ),
         upstream_root=JUDGE_UPSTREAM,
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),

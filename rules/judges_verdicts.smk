@@ -54,5 +54,6 @@ rule judges_metrics:
         ),
         bootstrap=config["judges"]["bootstrap"],
         cost=config["judges"]["cost"],
+        substitutes=JUDGES.substitutes,
     script:
         "../scripts/judges_metrics.py"

@@ -11,4 +11,5 @@ with log_to(snakemake.log[0]):
         snakemake.output.parquet,
         snakemake.output.csv,
         cost=snakemake.params.cost,
+        substitutes=snakemake.params.substitutes,
     )

@@ -39,12 +39,29 @@ The rules, from the providers' documentation:
 - OpenAI non-reasoning models (gpt-4o, gpt-3.5-turbo) take no reasoning effort; gpt-3.5-turbo
   takes no ``json_schema`` response format (Structured Outputs start with gpt-4o-2024-08-06).
 - The Responses API has no ``max_tokens``, ``seed``, ``messages`` or ``response_format``
-  (``max_output_tokens``, ``input``, ``text.format``).
+  (``max_output_tokens``, ``input``, ``text.format``); ``reasoning`` holds ``effort`` and
+  ``summary`` (auto, concise or detailed), and a summary asked for comes back as a ``reasoning``
+  output item before the message (platform.openai.com/docs/guides/reasoning#reasoning-summaries).
 - Anthropic Messages (docs.anthropic.com/en/api/messages): ``max_tokens`` required; roles only
   user and assistant (the system prompt is the top-level ``system``); no fields beyond the
   documented ones ("Extra inputs are not permitted"); ``output_config.effort`` only on models
   with the effort parameter (Claude Opus 4.5, Opus 4.6, Sonnet 4.6; "max" on Opus 4.6 only);
   extended ``thinking`` is incompatible with a ``temperature`` other than 1.
+- Anthropic prompt caching (docs.anthropic.com/en/docs/build-with-claude/prompt-caching):
+  ``cache_control`` is ``{"type": "ephemeral"}`` with an optional ``ttl`` of "5m" or "1h", at the
+  top level of the request (automatic caching: the breakpoint is the last block) or on content
+  blocks of ``system`` and ``messages``; at most 4 breakpoints. The first call with a prefix
+  writes it (``cache_creation_input_tokens``), a later call with the same prefix reads it
+  (``cache_read_input_tokens``); ``input_tokens`` counts what follows the last breakpoint. Here
+  the prefix's tokens are INPUT_TOKENS times its share of the prompt's characters, entries never
+  expire and the models' minimum cacheable length (1,024 to 4,096 tokens) is not applied.
+- Model lookup (GET /v1/models/{id}; platform.openai.com/docs/api-reference/models/retrieve,
+  docs.anthropic.com/en/api/models): the model object, or a 404 for an id the provider does not
+  know (``server.unknown``; Anthropic: ``not_found_error``, OpenAI: ``model_not_found``).
+  Anthropic's object gives the model's ``lifecycle`` (active, deprecated or retired) and its
+  ``retires_at``: a retired model stays in the catalogue, and every Messages call naming it
+  fails (docs.anthropic.com/en/docs/about-claude/model-deprecations), here with the 404
+  ``not_found_error``. ``LIFECYCLE`` holds the dates of the models the registry uses.
 - Gemini's OpenAI-compatible endpoint (ai.google.dev/gemini-api/docs/openai): reasoning_effort
   none, low, medium or high on 2.5 models.
 """
@@ -112,7 +129,18 @@ MESSAGES_FIELDS = {
     "stop_sequences",
     "metadata",
     "thinking",
+    "cache_control",
 }
+REASONING_SUMMARIES = {"auto", "concise", "detailed"}
+SUMMARY = "Compared the two ideas' mechanisms."
+CACHE_TTLS = {"5m", "1h"}
+MAX_CACHE_BREAKPOINTS = 4
+# Anthropic's model deprecations page: id -> (lifecycle, retirement date).
+LIFECYCLE = {
+    "claude-sonnet-4-5-20250929": ("retired", "2026-11-30T00:00:00Z"),
+    "claude-opus-4-5-20251101": ("deprecated", "2027-01-22T00:00:00Z"),
+}
+RETIRED = {model for model, (stage, _) in LIFECYCLE.items() if stage == "retired"}
 
 
 class Rejected(Exception):
@@ -180,11 +208,20 @@ def check_responses(body: dict) -> None:
     if not body.get("input"):
         raise Rejected("Missing required parameter: 'input'.", "input")
     _openai_sampling(body)
-    effort = (body.get("reasoning") or {}).get("effort")
+    reasoning = body.get("reasoning") or {}
+    if unknown := _unknown(reasoning, {"effort", "summary"}):
+        raise Rejected(f"Unknown parameter: 'reasoning.{unknown}'.", f"reasoning.{unknown}")
+    effort = reasoning.get("effort")
     if effort is not None and effort not in _efforts(model, OPENAI_EFFORTS):
         raise Rejected(
             f"Unsupported value: '{effort}' is not supported with the '{model}' model.",
             "reasoning.effort",
+        )
+    summary = reasoning.get("summary")
+    if summary is not None and summary not in REASONING_SUMMARIES:
+        raise Rejected(
+            f"Invalid value: '{summary}'. Supported values are: 'auto', 'concise' and 'detailed'.",
+            "reasoning.summary",
         )
     form = (body.get("text") or {}).get("format") or {}
     if form.get("type") == "json_schema" and not (form.get("name") and form.get("schema")):
@@ -211,6 +248,73 @@ def check_messages(body: dict) -> None:
     thinking = (body.get("thinking") or {}).get("type") == "enabled"
     if thinking and body.get("temperature", 1) != 1:
         raise Rejected("temperature may only be set to 1 when thinking is enabled")
+    check_cache_control(body)
+
+
+def prompt_blocks(body: dict) -> list[tuple[str, dict]]:
+    """The prompt's blocks in order (system, then each message's content) as (where, block);
+    a plain string is one text block."""
+    blocks = []
+    system = body.get("system")
+    for index, block in enumerate([system] if isinstance(system, str) else system or []):
+        where = "system" if isinstance(system, str) else f"system.{index}"
+        blocks.append((where, {"type": "text", "text": block} if isinstance(block, str) else block))
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        if isinstance(content, str):
+            blocks.append((f"messages.{index}.content", {"type": "text", "text": content}))
+        else:
+            for number, block in enumerate(content or []):
+                blocks.append((f"messages.{index}.content.{number}", block))
+    return blocks
+
+
+def _check_one_cache_control(where: str, control) -> None:
+    if not isinstance(control, dict) or control.get("type") != "ephemeral":
+        raise Rejected(f"{where}.type: Input should be 'ephemeral'")
+    if unknown := _unknown(control, {"type", "ttl"}):
+        raise Rejected(f"{where}.{unknown}: Extra inputs are not permitted")
+    if "ttl" in control and control["ttl"] not in CACHE_TTLS:
+        raise Rejected(f"{where}.ttl: Input should be '5m' or '1h'")
+
+
+def check_cache_control(body: dict) -> None:
+    """Prompt caching as documented: well-formed markers, at most four breakpoints."""
+    marked = [(where, block) for where, block in prompt_blocks(body) if "cache_control" in block]
+    for where, block in marked:
+        _check_one_cache_control(f"{where}.cache_control", block["cache_control"])
+    if "cache_control" in body:
+        _check_one_cache_control("cache_control", body["cache_control"])
+    breakpoints = len(marked) + ("cache_control" in body)
+    if breakpoints > MAX_CACHE_BREAKPOINTS:
+        raise Rejected(
+            f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
+            f"Found {breakpoints}."
+        )
+
+
+def cache_usage(body: dict, cache: set) -> dict:
+    """The cache fields of a Messages answer's usage, writing or reading ``cache`` (the prefixes
+    cached so far, per model)."""
+    blocks = [block for _, block in prompt_blocks(body)]
+    marked = [index for index, block in enumerate(blocks) if "cache_control" in block]
+    if "cache_control" in body and blocks:
+        marked.append(len(blocks) - 1)
+    if not marked:
+        return {"input_tokens": INPUT_TOKENS}
+    end = max(marked) + 1
+    prefix = json.dumps([body["model"], blocks[:end]], sort_keys=True)
+    size = sum(len(json.dumps(block, sort_keys=True)) for block in blocks)
+    cached = round(
+        INPUT_TOKENS * sum(len(json.dumps(b, sort_keys=True)) for b in blocks[:end]) / size
+    )
+    read = prefix in cache
+    cache.add(prefix)
+    return {
+        "input_tokens": INPUT_TOKENS - cached,
+        "cache_creation_input_tokens": 0 if read else cached,
+        "cache_read_input_tokens": cached if read else 0,
+    }
 
 
 def answer_chat(body: dict) -> dict:
@@ -235,6 +339,14 @@ def answer_chat(body: dict) -> dict:
 
 
 def answer_responses(body: dict) -> dict:
+    summary = [
+        {
+            "type": "reasoning",
+            "id": "rs_loopback",
+            "summary": [{"type": "summary_text", "text": SUMMARY}],
+        }
+    ]
+    asked = (body.get("reasoning") or {}).get("summary")
     return {
         "id": "resp_loopback",
         "object": "response",
@@ -243,13 +355,14 @@ def answer_responses(body: dict) -> dict:
         "status": "completed",
         "incomplete_details": None,
         "output": [
+            *(summary if asked else []),
             {
                 "type": "message",
                 "id": "msg_loopback",
                 "role": "assistant",
                 "status": "completed",
                 "content": [{"type": "output_text", "text": ANSWER, "annotations": []}],
-            }
+            },
         ],
         "parallel_tool_calls": False,
         "tool_choice": "auto",
@@ -264,7 +377,8 @@ def answer_responses(body: dict) -> dict:
     }
 
 
-def answer_messages(body: dict) -> dict:
+def answer_messages(body: dict, cache: set | None = None) -> dict:
+    """A Messages answer (``cache``: the server's cached prefixes; None caches nothing)."""
     return {
         "id": "msg_loopback",
         "type": "message",
@@ -273,7 +387,10 @@ def answer_messages(body: dict) -> dict:
         "content": [{"type": "text", "text": ANSWER}],
         "stop_reason": "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": OUTPUT_TOKENS},
+        "usage": {
+            **cache_usage(body, set() if cache is None else cache),
+            "output_tokens": OUTPUT_TOKENS,
+        },
     }
 
 
@@ -551,6 +668,7 @@ def message_batch_results(server, batch_id: str) -> tuple[int, bytes | dict]:
     return 200, "".join(json.dumps(result) + "\n" for result in results).encode()
 
 
+MODELS_PREFIX = "/v1/models/"
 GET_ROUTES = [
     (re.compile(r"/v1/batches/([^/]+)"), retrieve_batch),
     (re.compile(r"/v1/files/([^/]+)/content"), file_content),
@@ -587,7 +705,10 @@ class Handler(BaseHTTPRequestHandler):
         return bool(key)
 
     def do_GET(self) -> None:
+        """The model lookup, then the batch endpoints (``GET_ROUTES``)."""
         path = self.path.split("?")[0]
+        if path.startswith(MODELS_PREFIX):
+            return self._model_lookup(path[len(MODELS_PREFIX) :])
         for pattern, handler in GET_ROUTES:
             if match := pattern.fullmatch(path):
                 if not self._authorized():
@@ -643,7 +764,66 @@ class Handler(BaseHTTPRequestHandler):
             if anthropic:
                 return self._reply(400, {"type": "error", "error": error})
             return self._reply(400, {"error": {**error, "param": rejected.param, "code": None}})
+        if anthropic:
+            return self._messages(body)
         self._reply(200, answer(body))
+
+    def _messages(self, body: dict) -> None:
+        """A Messages call: the retired model's 404, or the answer (with its cache usage; an
+        empty text block while ``server.empty`` lasts)."""
+        server = self.server
+        if body["model"] in RETIRED | server.unknown:
+            return self._reply(*anthropic_model_not_found(body["model"]))
+        with server.lock:
+            payload = answer_messages(body, server.cache)
+            empty = server.empty > 0
+            server.empty -= empty
+        if empty:
+            payload["content"] = [{"type": "text", "text": ""}]
+        self._reply(200, payload)
+
+    def _model_lookup(self, model: str) -> None:
+        """The providers' model lookup, GET /v1/models/{id} (Anthropic's when the request carries
+        its version header)."""
+        anthropic = bool(self.headers.get("anthropic-version"))
+        if model in self.server.unknown:
+            not_found = anthropic_model_not_found if anthropic else openai_model_not_found
+            return self._reply(*not_found(model))
+        if anthropic:
+            return self._reply(200, anthropic_model(model))
+        self._reply(200, {"id": model, "object": "model", "created": 0, "owned_by": "openai"})
+
+
+def anthropic_model(model: str) -> dict:
+    """Anthropic's model object (docs.anthropic.com/en/api/models)."""
+    lifecycle, retires_at = LIFECYCLE.get(model, ("active", None))
+    return {
+        "type": "model",
+        "id": model,
+        "display_name": model,
+        "created_at": "2025-01-01T00:00:00Z",
+        "lifecycle": lifecycle,
+        "retires_at": retires_at,
+        "max_input_tokens": 200000,
+        "max_tokens": 64000,
+    }
+
+
+def anthropic_model_not_found(model: str) -> tuple[int, dict]:
+    return 404, {
+        "type": "error",
+        "error": {"type": "not_found_error", "message": f"model: {model}"},
+    }
+
+
+def openai_model_not_found(model: str) -> tuple[int, dict]:
+    error = {
+        "message": f"The model '{model}' does not exist",
+        "type": "invalid_request_error",
+        "param": "model",
+        "code": "model_not_found",
+    }
+    return 404, {"error": error}
 
 
 class LoopbackAPI(ThreadingHTTPServer):
@@ -662,6 +842,9 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.batch_lines: list[tuple[str, str, dict]] = []
         self.hold_batches = False
         self.failing_items: set[str] = set()
+        self.empty = 0  # Messages calls still to answer with an empty text block
+        self.cache: set = set()  # prompt-cache prefixes written so far
+        self.unknown: set[str] = set()  # model ids the providers answer with a 404
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def base_url(self, api: str) -> str:

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import ast
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, shared_file
 
+from noveval.judges import steps
+from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.generation import generated_setup, generation_requests, ideation_setup
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release
-from noveval.judges.prompts import judge_requests, messages, split_item_id
+from noveval.judges.prompts import CACHE_CONTROL, judge_requests, messages, split_item_id
 from noveval.judges.retrieval import load_corpus, top_related
 from noveval.judges.rewrites import apply_rewrites, rewrite_requests
 from noveval.registry import load_registry
@@ -181,3 +184,134 @@ def test_generated_setup_pairs_each_novel_idea_with_a_generated_one_of_its_area(
     assert pair["label"] == winner and pair["ideas"][winner] == original["ideas"][winner]
     assert pair["ideas"][1 - winner] == texts[0] and pair["sources"][1 - winner] == "generated"
     assert sorted(pointwise["label"]) == [0, 1] and (pointwise["setup"] == "generated-m").all()
+
+
+def _defaults(function: ast.FunctionDef) -> dict:
+    arguments = function.args.args[len(function.args.args) - len(function.args.defaults) :]
+    return {a.arg: ast.literal_eval(d) for a, d in zip(arguments, function.args.defaults)}
+
+
+def _keys(node) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {key for value in node.values() for key in _keys(value)}
+    if isinstance(node, list):
+        return {key for value in node for key in _keys(value)}
+    return set()
+
+
+def test_paper_mode_sends_the_authors_token_cap_caching_and_summary_for_every_change():
+    """Their client's default cap (utils.py), which neither judge.py's calls nor any change of
+    ablations.yaml overrides; their sweep's prompt caching, sent to Anthropic as a top-level
+    cache_control; the reasoning summary of their Responses calls."""
+    upstream = shared_file("novelty-eval", "upstream")
+    utils = ast.parse((upstream / "src" / "utils.py").read_text())
+    functions = {f.name: f for f in ast.walk(utils) if isinstance(f, ast.FunctionDef)}
+    assert _defaults(functions["prompt_openai_client"])["max_completion_tokens"] == 8192
+    assert _defaults(functions["prompt_anthropic_client"])["max_tokens"] == 8192
+    cache_controls = [
+        ast.literal_eval(node.value)
+        for node in ast.walk(functions["prompt_anthropic_client"])
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Subscript)
+        and ast.literal_eval(node.targets[0].slice) == "cache_control"
+    ]
+    assert cache_controls == [CACHE_CONTROL]
+    summaries = [
+        ast.literal_eval(value)
+        for node in ast.walk(functions["build_responses_body"])
+        if isinstance(node, ast.Dict)
+        for key, value in zip(node.keys, node.values)
+        if isinstance(key, ast.Constant) and key.value == "summary"
+    ]
+    assert summaries == ["auto"]
+    judge = ast.parse((upstream / "src" / "novelty_eval" / "judge.py").read_text())
+    judge_calls = [
+        call
+        for call in ast.walk(judge)
+        if isinstance(call, ast.Call)
+        and any(isinstance(a, ast.Name) and a.id == "prompt_openai_client" for a in call.args)
+    ]
+    assert len(judge_calls) == 2  # pointwise and pairwise
+    assert all(
+        {k.arg for k in c.keywords}.isdisjoint({"max_completion_tokens"}) for c in judge_calls
+    )
+    ablations = yaml.safe_load(
+        (upstream / "src" / "novelty_eval" / "ablation" / "ablations.yaml").read_text()
+    )
+    assert not {key for key in _keys(ablations) if "token" in key}
+    assert ablations["defaults"]["sweep"]["use_prompt_caching"] is True
+
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["judges"]
+    assert paper["max_tokens"] == 8192 and paper["prompt_caching"] is True
+    assert paper["reasoning_summary"] == "auto"
+    instance = pairs().to_dict("records")[0]
+    decoding = {"seed": 0, "max_tokens": paper["max_tokens"]}
+    for name in ("claude-opus-4-6", "gpt-5.4"):
+        spec = REGISTRY.model(name)
+        for change in ("reference", "P3", "low_reasoning"):
+            rows = judge_requests(
+                [instance],
+                change,
+                spec,
+                decoding,
+                {"pointwise": 1, "pairwise_per_order": 1},
+                structured_output=False,
+                authors=AuthorsPrompts(upstream),
+                prompt_caching=paper["prompt_caching"],
+                reasoning_summary=paper["reasoning_summary"],
+            )
+            assert {row["max_tokens"] for row in rows} == {8192}
+            cached = {row["cache_control"] for row in rows}
+            assert cached == ({json.dumps(CACHE_CONTROL)} if spec.api == "messages" else {None})
+            summary = {row["reasoning_summary"] for row in rows}
+            assert summary == ({"auto"} if spec.api == "responses" else {None})
+
+
+def test_a_substitution_runs_the_successor_and_its_metrics_name_the_model_it_replaces(tmp_path):
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["judges"]["substitutions"] = {"smollm2-135m": "gpt-4o-mini"}
+    grid = judges_grid(config, REGISTRY)
+    assert {cell.model for cell in grid.cells} == {"gpt-4o-mini"}
+    assert grid.substitutes == {"gpt-4o-mini": "smollm2-135m"}
+    for substitutions, message in [
+        ({"gpt-5.1": "gpt-4o-mini"}, "judges.substitutions: gpt-5.1 not among judges.models"),
+        ({"smollm2-135m": "gpt-9"}, "judges.substitutions.smollm2-135m: unknown model 'gpt-9'"),
+    ]:
+        config["judges"]["substitutions"] = substitutions
+        with pytest.raises(ValueError, match=message):
+            judges_grid(config, REGISTRY)
+    config["judges"]["models"] = ["smollm2-135m", "gpt-4o-mini"]
+    config["judges"]["substitutions"] = {"smollm2-135m": "gpt-4o-mini"}
+    with pytest.raises(ValueError, match="gpt-4o-mini is a judge of the grid already"):
+        judges_grid(config, REGISTRY)
+
+    rows = [
+        {
+            "model": model,
+            "setup": "s",
+            "change": "reference",
+            "instance_id": str(i),
+            "run": 0,
+            "label": i % 2,
+            "verdict": i % 2,
+            "n_calls": 2,
+            "n_failed": 0,
+            "input_tokens": 5,
+            "output_tokens": 1,
+            "cost_usd": 0.25,
+            "cost_per_call_usd": 0.125,
+        }
+        for model in ("gpt-4o-mini", "gpt-5.1")
+        for i in range(4)
+    ]
+    verdicts = tmp_path / "verdicts.parquet"
+    pd.DataFrame(rows).to_parquet(verdicts)
+    bootstrap = {"resamples": 200, "seed": 42, "method": "percentile"}
+    parquet, table_csv = tmp_path / "metrics.parquet", tmp_path / "metrics.csv"
+    steps.metrics(
+        [str(verdicts)], "pairwise", bootstrap, parquet, table_csv, "all_calls", grid.substitutes
+    )
+    metrics = pd.read_parquet(parquet).set_index("model")
+    assert list(pd.read_csv(table_csv).columns[:2]) == ["model", "substitutes_for"]
+    assert metrics.loc["gpt-4o-mini", "substitutes_for"] == "smollm2-135m"
+    assert pd.isna(metrics.loc["gpt-5.1", "substitutes_for"])  # like-for-like

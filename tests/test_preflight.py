@@ -5,6 +5,9 @@ tests/test_slurm.py runs `snakemake preflight` against the CI's real SLURM clust
 
 from __future__ import annotations
 
+import csv
+import socket
+from dataclasses import replace
 from pathlib import Path
 
 from conftest import REPO
@@ -13,15 +16,19 @@ from noveval.preflight import (
     MIN_DRIVER,
     Check,
     api_key_checks,
+    checks,
     driver_check,
     gated_check,
     hub_token,
     partition_checks,
+    served_check,
     site_file_check,
     slurm_partitions,
+    substitution_checks,
     weights_cache_check,
 )
 from noveval.registry import load_registry
+from noveval.weights import SITE_FILE_VARIABLE
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SITE = {
@@ -139,3 +146,106 @@ def test_driver_version_against_vllm_cuda():
     older = driver_check("570.172.08\n", "a node of partition gpu")
     assert older.ok is False and older.detail.startswith("570.172.08 on a node of partition gpu")
     assert driver_check("", "this host").detail == "this host: nvidia-smi reported no GPU"
+
+
+def published_cells(model: str) -> list[str]:
+    """The cells of the judge study's published numbers for ``model``, read by hand."""
+    path = REPO / "src" / "noveval" / "reproduction" / "published" / "judges.csv"
+    with path.open(newline="") as handle:
+        return [row["cell"] for row in csv.DictReader(handle) if row["model"] == model]
+
+
+def pointed(name: str, loopback) -> object:
+    spec = REGISTRY.model(name)
+    return replace(spec, base_url=loopback.base_url(spec.api))
+
+
+def test_hosted_models_are_looked_up_and_a_retired_one_names_its_published_cells(loopback):
+    env = {"ANTHROPIC_API_KEY": "sk-loopback", "OPENAI_API_KEY": "sk-loopback"}
+    for name in ("claude-opus-4-6", "gpt-5.4"):
+        spec = pointed(name, loopback)
+        assert served_check(spec, env) == Check(
+            f"model {name}", True, f"{spec.reference} is served"
+        )
+    assert served_check(pointed("claude-opus-4-5", loopback), env) == Check(
+        "model claude-opus-4-5",
+        True,
+        "claude-opus-4-5-20251101 is served, deprecated: retires on 2027-01-22",
+    )
+    retired = served_check(pointed("claude-sonnet-4-5", loopback), env)
+    cells = published_cells("claude-sonnet-4-5")
+    assert retired.ok is False and len(cells) >= 47  # the two-track and tie-rate figures...
+    assert retired.detail.startswith(
+        "claude-sonnet-4-5-20250929 was retired on 2026-11-30; cannot be reproduced: "
+        f"{len(cells)} published numbers ("
+    )
+    assert all(cell in retired.detail for cell in cells)
+    assert retired.detail.endswith(
+        ". To run another model in its place, name it in judges.substitutions "
+        "({claude-sonnet-4-5: <successor>}): reported as a substitution, not like-for-like"
+    )
+
+
+def test_a_model_the_provider_does_not_know_answers_not_found(loopback):
+    env = {"ANTHROPIC_API_KEY": "sk-loopback", "OPENAI_API_KEY": "sk-loopback"}
+    for name in ("claude-opus-4-6", "gpt-5.1"):
+        spec = pointed(name, loopback)
+        loopback.unknown = {spec.reference}
+        try:
+            check = served_check(spec, env)
+        finally:
+            loopback.unknown = set()
+        assert check.ok is False and check.detail.startswith(
+            f"{spec.reference} is not served (Error code: 404 - "
+        )
+        said = (
+            "not_found_error"
+            if spec.api == "messages"
+            else f"The model '{spec.reference}' does not"
+        )
+        assert said in check.detail
+        assert (
+            f"cannot be reproduced: {len(published_cells(name))} published numbers" in check.detail
+        )
+
+
+def test_a_lookup_that_cannot_be_made_names_the_model_and_the_key():
+    spec = REGISTRY.model("claude-opus-4-6")
+    assert served_check(spec, {}) == Check(
+        "model claude-opus-4-6",
+        False,
+        "claude-opus-4-6: the lookup cannot be made: ANTHROPIC_API_KEY is not set "
+        "(registry api_key_env of claude-opus-4-6)",
+    )
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    unreachable = replace(REGISTRY.model("gpt-5.1"), base_url=f"http://127.0.0.1:{port}/v1")
+    check = served_check(unreachable, {"OPENAI_API_KEY": "sk-test"})
+    assert check.ok is False and check.name == "model gpt-5.1"
+    assert check.detail.startswith(f"gpt-5.1: the lookup at http://127.0.0.1:{port}/v1 failed (")
+    assert "APIConnectionError" in check.detail
+    assert check.detail.endswith("check OPENAI_API_KEY and the network")
+
+
+def test_only_hosted_models_are_looked_up_and_substitutions_are_reported(tmp_path, loopback):
+    registry = replace(
+        REGISTRY,
+        models={**REGISTRY.models, "claude-opus-4-6": pointed("claude-opus-4-6", loopback)},
+    )
+    config = {"results": str(tmp_path), "judges": {"substitutions": {"claude-sonnet-4-5": "x"}}}
+    env = {"ANTHROPIC_API_KEY": "sk-loopback", SITE_FILE_VARIABLE: str(tmp_path / "site.yaml")}
+    lines = [
+        check.line() for check in checks(config, registry, ["smollm2-135m", "claude-opus-4-6"], env)
+    ]
+    models = [line for line in lines if "  model " in line]
+    assert models == ["OK    model claude-opus-4-6: claude-opus-4-6 is served"]
+    (substitution,) = substitution_checks({"claude-sonnet-4-5": "claude-sonnet-4-6"})
+    assert substitution.name == "substitution claude-sonnet-4-5" and substitution.ok is True
+    assert substitution.detail.startswith(
+        "claude-sonnet-4-6 runs in place of claude-sonnet-4-5; compared not like-for-like with "
+        f"{len(published_cells('claude-sonnet-4-5'))} published numbers"
+    )
+    assert any(
+        line.startswith("OK    substitution claude-sonnet-4-5: x runs in place") for line in lines
+    )

@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 import yaml
 from conftest import REPO
-from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS
+from loopback_api import ANSWER, INPUT_TOKENS, OUTPUT_TOKENS, RETIRED
 
 from noveval.chat_requests import build_request
 from noveval.engines.client import ClientSettings, send_requests
@@ -28,7 +28,11 @@ from noveval.registry import RegistryError, load_registry
 
 SAMPLE = REPO / "data" / "sample" / "judges"
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
-HOSTED = sorted(name for name, spec in REGISTRY.models.items() if spec.engine == "api")
+HOSTED = sorted(
+    name
+    for name, spec in REGISTRY.models.items()
+    if spec.engine == "api" and spec.reference not in RETIRED
+)
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 96}  # config/config.yaml's values
 ONE_CALL = {"pointwise": 1, "pairwise_per_order": 1}
 EFFORT_FIELD = {  # where each API carries the reasoning effort
@@ -90,14 +94,13 @@ def model_requests(spec) -> list[dict]:
     return rows
 
 
-def send(loopback, spec, rows, tmp_path, monkeypatch, max_retries=2):
+def send(loopback, spec, rows, tmp_path, monkeypatch, max_retries=2, concurrency=4):
     monkeypatch.setenv(spec.api_key_env, "sk-loopback")
     pointed = replace(spec, base_url=loopback.base_url(spec.api))
+    settings = ClientSettings(concurrency, 30, max_retries)
     with Journal(tmp_path / spec.name, "job") as journal:
         with serve(pointed, tmp_path / "serve.log") as endpoint:
-            failures = send_requests(
-                rows, endpoint, journal, ClientSettings(4, 30, max_retries), spec.cost_usd
-            )
+            failures = send_requests(rows, endpoint, journal, settings, spec.cost_usd)
     return failures, read_records(journal.path)
 
 
@@ -231,3 +234,129 @@ def test_grid_refuses_or_names_what_a_model_cannot_do():
     assert any(
         "claude-sonnet-4-5" in line and "no reasoning effort 'low'" in line for line in grid.omitted
     )
+
+
+def test_a_retired_model_answers_not_found_and_is_not_retried(loopback, tmp_path, monkeypatch):
+    spec = REGISTRY.model("claude-sonnet-4-5")
+    row = build_request("retired|0", spec, [{"role": "user", "content": "Idea?"}], DECODING)
+    failures, records = send(loopback, spec, [row], tmp_path, monkeypatch, max_retries=3)
+    assert failures == 1 and records[0]["error"].startswith("NotFoundError")
+    assert "not_found_error" in records[0]["error"] and records[0]["cost_usd"] == 0.0
+    assert [rid for _, rid, _ in loopback.bodies].count(row["request_id"]) == 1
+
+
+def test_claude_prompt_caching_writes_once_then_reads_at_cache_prices(
+    loopback, tmp_path, monkeypatch
+):
+    """One pair, 3 calls per order, cached: per order the first call writes the prompt and the
+    two others read it. claude-opus-4-6 at $5 / $25 per million: a write call costs
+    (1000 x 5 x 1.25 + 200 x 25) / 1e6 = $0.01125, a read call (1000 x 0.5 + 5000) / 1e6."""
+    spec = REGISTRY.model("claude-opus-4-6")
+    pair = [instances()[0]]
+    calls = {"pointwise": 3, "pairwise_per_order": 3}
+    rows = judge_requests(pair, "reference", spec, DECODING, calls, False, prompt_caching=True)
+    plain = judge_requests(pair, "reference", spec, DECODING, calls, False)
+    assert all(json.loads(row["cache_control"]) == {"type": "ephemeral"} for row in rows)
+    assert {r["request_id"] for r in rows}.isdisjoint(r["request_id"] for r in plain)
+    failures, records = send(loopback, spec, rows, tmp_path, monkeypatch, concurrency=1)
+    assert failures == 0
+    ids = {row["request_id"] for row in rows}
+    sent = [body for _, rid, body in loopback.bodies if rid in ids]
+    assert len(sent) == 6 and all(body["cache_control"] == {"type": "ephemeral"} for body in sent)
+    by_id = {record["request_id"]: record for record in records}
+    counts = [
+        (
+            by_id[r["request_id"]]["cache_creation_tokens"],
+            by_id[r["request_id"]]["cached_input_tokens"],
+        )
+        for r in rows
+    ]
+    assert counts == [(1000, 0), (0, 1000), (0, 1000)] * 2
+    assert all(by_id[r["request_id"]]["input_tokens"] == 0 for r in rows)
+    costs = [by_id[r["request_id"]]["cost_usd"] for r in rows]
+    assert costs == pytest.approx([0.01125, 0.0055, 0.0055] * 2)
+
+
+def test_prompt_caching_leaves_other_apis_untouched():
+    pair = [instances()[0]]
+    for name in ("gpt-5.1", "gpt-4o"):
+        spec = REGISTRY.model(name)
+        cached = judge_requests(
+            pair, "reference", spec, DECODING, ONE_CALL, False, None, None, None, True
+        )
+        assert cached == judge_requests(pair, "reference", spec, DECODING, ONE_CALL, False)
+        assert all(row["cache_control"] is None for row in cached)
+
+
+def test_loopback_refuses_malformed_cache_control(loopback, tmp_path, monkeypatch):
+    spec = REGISTRY.model("claude-opus-4-6")
+    messages = [{"role": "user", "content": "Idea?"}]
+    persistent = build_request("c|0", spec, messages, DECODING, cache_control={"type": "x"})
+    day = build_request(
+        "c|1", spec, messages, DECODING, cache_control={"type": "ephemeral", "ttl": "1d"}
+    )
+    blocks = [
+        {"type": "text", "text": f"part {n}", "cache_control": {"type": "ephemeral"}}
+        for n in range(4)
+    ]
+    five = build_request(
+        "c|2",
+        spec,
+        [{"role": "user", "content": blocks}],
+        DECODING,
+        cache_control={"type": "ephemeral"},
+    )
+    failures, records = send(loopback, spec, [persistent, day, five], tmp_path, monkeypatch, 1)
+    errors = sorted(record["error"] for record in records)
+    assert failures == 3 and all(error.startswith("BadRequestError") for error in errors)
+    assert any("cache_control.type: Input should be 'ephemeral'" in e for e in errors)
+    assert any("cache_control.ttl: Input should be '5m' or '1h'" in e for e in errors)
+    assert any(
+        "A maximum of 4 blocks with cache_control may be provided. Found 5." in e for e in errors
+    )
+
+
+def test_an_empty_answer_is_asked_again_up_to_three_calls(loopback, tmp_path, monkeypatch):
+    """Empty twice, then answered: three calls, their tokens and cost added up. Empty three
+    times: the empty text is the answer (not a failure) after three calls."""
+    spec = REGISTRY.model("claude-opus-4-6")
+    first = build_request("empty|0", spec, [{"role": "user", "content": "Idea?"}], DECODING)
+    loopback.empty = 2
+    failures, records = send(loopback, spec, [first], tmp_path, monkeypatch)
+    assert failures == 0 and records[0]["text"] == ANSWER
+    assert (records[0]["input_tokens"], records[0]["output_tokens"]) == (3000, 600)
+    assert records[0]["cost_usd"] == pytest.approx(3 * (1000 * 5 + 200 * 25) / 1e6)
+    second = build_request("empty|1", spec, [{"role": "user", "content": "Idea 2?"}], DECODING)
+    loopback.empty = 4
+    failures, records = send(loopback, spec, [second], tmp_path, monkeypatch)
+    assert failures == 0 and records[-1]["text"] == "" and records[-1]["error"] is None
+    sent = [rid for _, rid, _ in loopback.bodies]
+    assert loopback.empty == 1 and sent.count(second["request_id"]) == 3
+    loopback.empty = 0
+
+
+def test_responses_calls_ask_for_the_reasoning_summary_and_answer_with_the_message_only(
+    loopback, tmp_path, monkeypatch
+):
+    spec = REGISTRY.model("gpt-5.4")
+    pair = [instances()[0]]
+    rows = judge_requests(
+        pair, "reference", spec, DECODING, ONE_CALL, False, reasoning_summary="auto"
+    )
+    plain = judge_requests(pair, "reference", spec, DECODING, ONE_CALL, False)
+    assert [row["reasoning_summary"] for row in rows] == ["auto", "auto"]
+    assert {r["request_id"] for r in rows}.isdisjoint(r["request_id"] for r in plain)
+    claude = REGISTRY.model("claude-opus-4-6")
+    assert judge_requests(
+        pair, "reference", claude, DECODING, ONE_CALL, False, reasoning_summary="auto"
+    ) == judge_requests(pair, "reference", claude, DECODING, ONE_CALL, False)
+    messages = [{"role": "user", "content": "Idea?"}]
+    short = build_request(
+        "s|0", spec, messages, {**DECODING, "reasoning_effort": "high"}, reasoning_summary="short"
+    )
+    failures, records = send(loopback, spec, [*rows, short], tmp_path, monkeypatch)
+    by_id = {record["request_id"]: record for record in records}
+    assert failures == 1 and "Supported values are: 'auto'" in by_id[short["request_id"]]["error"]
+    assert all(by_id[row["request_id"]]["text"] == ANSWER for row in rows)
+    sent = [body for _, rid, body in loopback.bodies if rid in {r["request_id"] for r in rows}]
+    assert [body["reasoning"] for body in sent] == [{"effort": "high", "summary": "auto"}] * 2

@@ -186,7 +186,8 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
 
 def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm_cluster):
     """`snakemake preflight` against the cluster: the CI site file's partitions and GPU type
-    are SLURM's, the driver check reaches a GPU node (which has no nvidia-smi), a key is unset."""
+    are SLURM's, the driver check reaches a GPU node (which has no nvidia-smi), a key is unset
+    (so the hosted model cannot be looked up)."""
     overlay = write_yaml(
         tmp_path / "preflight.yaml",
         {
@@ -209,6 +210,10 @@ def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm
     ]
     assert lines[3].startswith(f"OK    weights cache: {tmp_path / 'results' / 'weights' / 'hub'}")
     assert lines[4] == "FAIL  key OPENAI_API_KEY: not set, for gpt-4o"
-    assert lines[5].startswith("FAIL  NVIDIA driver: a node of partition gpu: ")
-    assert "nvidia-smi" in lines[5] and len(lines) == 6
-    assert "pre-flight: 2 failed (key OPENAI_API_KEY, NVIDIA driver)" in run.stderr
+    assert lines[5] == (
+        "FAIL  model gpt-4o: gpt-4o-2024-08-06: the lookup cannot be made: OPENAI_API_KEY is not "
+        "set (registry api_key_env of gpt-4o)"
+    )
+    assert lines[6].startswith("FAIL  NVIDIA driver: a node of partition gpu: ")
+    assert "nvidia-smi" in lines[6] and len(lines) == 7
+    assert "pre-flight: 3 failed (key OPENAI_API_KEY, model gpt-4o, NVIDIA driver)" in run.stderr

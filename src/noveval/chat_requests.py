@@ -17,6 +17,8 @@ REQUEST_COLUMNS = [
     "seed",
     "response_format",
     "reasoning_effort",
+    "cache_control",
+    "reasoning_summary",
 ]
 RESPONSE_COLUMNS = [
     "request_id",
@@ -58,6 +60,8 @@ def build_request(
     messages: list[dict],
     decoding: dict,
     response_format: dict | None = None,
+    cache_control: dict | None = None,
+    reasoning_summary: str | None = None,
 ) -> dict:
     """One row of a requests table, adapted to the model (``spec.call_parameters``).
 
@@ -65,8 +69,14 @@ def build_request(
     ``reasoning_effort``; a missing or null value, or one the model does not take, is not sent.
     A seed the model does not take still tells repeated calls apart (seed + call index): it
     stays in the id as the sample number, so each repeat is a call of its own.
+    ``cache_control``: Anthropic's prompt caching of the whole prompt; ``reasoning_summary``: the
+    Responses API's ``reasoning.summary``. Each is part of the id only when set.
     """
     call_parameters = spec.call_parameters(decoding, response_format)
+    if cache_control:
+        call_parameters["cache_control"] = cache_control
+    if reasoning_summary:
+        call_parameters["reasoning_summary"] = reasoning_summary
     seed = decoding.get("seed")
     sample = int(seed) if seed is not None and call_parameters["seed"] is None else None
     return {
@@ -74,6 +84,12 @@ def build_request(
         "item_id": item_id,
         "model": spec.name,
         "messages": json.dumps(messages, ensure_ascii=False),
-        **{key: value for key, value in call_parameters.items() if key != "response_format"},
+        **{
+            key: value
+            for key, value in call_parameters.items()
+            if key not in ("response_format", "cache_control", "reasoning_summary")
+        },
         "response_format": json.dumps(response_format) if response_format else None,
+        "cache_control": json.dumps(cache_control) if cache_control else None,
+        "reasoning_summary": reasoning_summary,
     }

@@ -3,8 +3,10 @@
 Run on the login node before the grid, it checks what a run needs and cannot fix itself: the
 site file, the site's partitions and GPU types as SLURM knows them, the weights cache (writable,
 with room for the weights not downloaded yet), a Hugging Face token with access to each gated
-model, each API key, and the NVIDIA driver of the GPU nodes. It prints one line per check and
-fails after the last one when any failed.
+model, each API key, that each hosted model is still served (the provider's model lookup; a
+retired one is named with the published numbers it can no longer reproduce), each configured
+substitution of a model, and the NVIDIA driver of the GPU nodes. It prints one line per check
+and fails after the last one when any failed.
 """
 
 from __future__ import annotations
@@ -15,14 +17,17 @@ import shutil
 import subprocess
 import sys
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import anthropic
+import openai
 import yaml
 
 from noveval.cluster import gpu_model, gpus
-from noveval.registry import Registry
+from noveval.registry import ModelSpec, Registry
 from noveval.weights import (
     DEFAULT_SITE_FILE,
     SITE_FILE_VARIABLE,
@@ -35,6 +40,7 @@ from noveval.weights import (
 # NVIDIA driver of the R580 branch or newer: 580.65.06 is CUDA 13.0's minimum.
 MIN_DRIVER = "580.65.06"
 COMMAND_TIMEOUT_S = 120
+LOOKUP_TIMEOUT_S = 30
 MAX_DETAIL = 300  # characters of a failed command's message in its check's line
 GPU_WAIT_S = 60  # how long the driver check waits for a GPU node (srun --immediate)
 
@@ -197,6 +203,97 @@ def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, 
     ]
 
 
+def published_cells(model: str) -> list[tuple[str, str]]:
+    """The published numbers of ``model`` (reproduction/published/*.csv): (table, cell) each."""
+    from noveval.reproduction.report import published
+
+    rows = []
+    for study in ("novbench", "judges"):
+        table = published(study)
+        rows += [(row.table, row.cell) for row in table[table["model"] == model].itertuples()]
+    return rows
+
+
+def _cells_line(cells: list[tuple[str, str]]) -> str:
+    if not cells:
+        return "no published number"
+    tables = ", ".join(f"{table} {count}" for table, count in Counter(t for t, _ in cells).items())
+    return f"{len(cells)} published numbers ({tables}): {'; '.join(cell for _, cell in cells)}"
+
+
+def lookup_model(spec: ModelSpec, key: str):
+    """The provider's model lookup of ``spec.reference`` (Anthropic's models API for the
+    Messages models, OpenAI's, or an OpenAI-compatible one, for the others)."""
+    if spec.api == "messages":
+        client = anthropic.Anthropic(
+            base_url=spec.base_url, api_key=key, timeout=LOOKUP_TIMEOUT_S, max_retries=1
+        )
+    else:
+        client = openai.OpenAI(
+            base_url=spec.base_url, api_key=key, timeout=LOOKUP_TIMEOUT_S, max_retries=1
+        )
+    with client:
+        return client.models.retrieve(spec.reference)
+
+
+def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
+    """A hosted model is still served: the provider's lookup knows its id and (Anthropic) its
+    lifecycle is not ``retired``. A model that is not served fails, naming the published numbers
+    it cannot reproduce and the config key of an explicit substitution; a deprecated one passes
+    with its retirement date."""
+    name = f"model {spec.name}"
+    key = env.get(spec.api_key_env or "")
+    if not key:
+        return Check(
+            name,
+            False,
+            f"{spec.reference}: the lookup cannot be made: {spec.api_key_env} is not set "
+            f"(registry api_key_env of {spec.name})",
+        )
+    try:
+        found = lookup_model(spec, key)
+    except (openai.NotFoundError, anthropic.NotFoundError) as error:
+        why = f"is not served ({error})"
+        return Check(name, False, _not_reproducible(spec, why))
+    except (openai.OpenAIError, anthropic.AnthropicError) as error:
+        return Check(
+            name,
+            False,
+            f"{spec.reference}: the lookup at {spec.base_url} failed "
+            f"({type(error).__name__}: {error}); check {spec.api_key_env} and the network",
+        )
+    lifecycle = getattr(found, "lifecycle", None)
+    retires = getattr(found, "retires_at", None)
+    date = f" on {retires:%Y-%m-%d}" if retires else ""
+    if lifecycle == "retired":
+        return Check(name, False, _not_reproducible(spec, f"was retired{date}"))
+    if lifecycle == "deprecated":
+        return Check(name, True, f"{spec.reference} is served, deprecated: retires{date}")
+    return Check(name, True, f"{spec.reference} is served")
+
+
+def _not_reproducible(spec: ModelSpec, why: str) -> str:
+    return (
+        f"{spec.reference} {why}; cannot be reproduced: {_cells_line(published_cells(spec.name))}."
+        f" To run another model in its place, name it in judges.substitutions "
+        f"({{{spec.name}: <successor>}}): reported as a substitution, not like-for-like"
+    )
+
+
+def substitution_checks(substitutions: Mapping[str, str]) -> list[Check]:
+    """One line per configured substitution: the published numbers its successor stands in
+    for, which the reproduction reports as not like-for-like."""
+    return [
+        Check(
+            f"substitution {published_model}",
+            True,
+            f"{successor} runs in place of {published_model}; compared not like-for-like with "
+            f"{_cells_line(published_cells(published_model))}",
+        )
+        for published_model, successor in sorted(substitutions.items())
+    ]
+
+
 def driver_check(nvidia_smi_output: str, where: str) -> Check:
     """The lowest driver version that ``nvidia-smi --query-gpu=driver_version`` reports."""
     versions = [line.strip() for line in nvidia_smi_output.splitlines() if line.strip()]
@@ -262,6 +359,8 @@ def checks(
     token = hub_token(env)
     found += [gated_check(spec.name, spec.reference, token) for spec in specs if spec.gated]
     found += api_key_checks(registry, models, env)
+    found += [served_check(spec, env) for spec in specs if spec.engine == "api"]
+    found += substitution_checks(config["judges"].get("substitutions") or {})
 
     partition = driver_partition(site, specs)
     if not any(gpus(spec) for spec in specs):

@@ -1,7 +1,8 @@
 """One async client for every engine and provider API (``noveval.engines.providers``).
 
 Bounded concurrency, retries with exponential backoff on rate limits, server errors and
-timeouts (tenacity), token counts, latency and cost per call. Every finished call, answered or
+timeouts (tenacity), an empty answer asked again (the judge study's client: 3 attempts in all),
+token counts, latency and cost per call (every attempt's tokens). Every finished call, answered or
 failed, goes to the job's journal the moment it arrives.
 """
 
@@ -26,6 +27,7 @@ from noveval.engines.providers import Endpoint
 from noveval.pricing import Usage
 
 __all__ = ["ClientSettings", "Endpoint", "send_requests"]
+COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_tokens")
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,7 @@ class ClientSettings:
     concurrency: int = 4
     request_timeout_s: float = 600.0
     max_retries: int = 5
+    empty_answer_attempts: int = 3  # calls of a request whose answers stay empty
 
 
 async def _call(client, endpoint: Endpoint, request: dict, settings):
@@ -53,6 +56,24 @@ async def _call(client, endpoint: Endpoint, request: dict, settings):
     ):
         with attempt:
             return await providers.create(client, endpoint, arguments)
+
+
+async def _answer(client, endpoint: Endpoint, request: dict, settings):
+    """Text, finish reason and token counts of a request, asked again while its answer is
+    empty (``settings.empty_answer_attempts`` calls at most); the counts are every call's."""
+    total = Usage()
+    for attempt in range(1, settings.empty_answer_attempts + 1):
+        completion = await _call(client, endpoint, request, settings)
+        text, finish_reason, usage = providers.answer(endpoint, completion)
+        total = Usage(
+            *(getattr(total, field) + getattr(usage, field) for field in COUNTS),
+            batch=usage.batch,
+        )
+        if not providers.empty(endpoint, completion, text):
+            break
+        if attempt < settings.empty_answer_attempts:
+            log.warning("request %s: empty answer, asked again", request["request_id"])
+    return text, finish_reason, total
 
 
 async def _send_all(
@@ -74,12 +95,11 @@ async def _send_all(
             began = time.monotonic()
             record = {"request_id": request["request_id"], "item_id": request["item_id"]}
             try:
-                completion = await _call(client, endpoint, request, settings)
+                text, finish_reason, usage = await _answer(client, endpoint, request, settings)
             except providers.ERRORS as error:
                 failures += 1
                 record.update(_failed(error, time.monotonic() - began))
             else:
-                text, finish_reason, usage = providers.answer(endpoint, completion)
                 record.update(
                     _answered(text, finish_reason, usage, time.monotonic() - began, price)
                 )

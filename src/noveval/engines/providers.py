@@ -2,10 +2,13 @@
 finish reason and token counts.
 
 ``chat``: OpenAI chat completions (vLLM, llama.cpp, Gemini's OpenAI-compatible endpoint, older
-OpenAI models). ``responses``: OpenAI Responses (GPT-5.x: ``reasoning.effort``,
-``max_output_tokens``, ``text.format`` for a schema). ``messages``: Anthropic Messages (Claude:
-``max_tokens`` required, the system prompt as a top-level field, ``output_config.effort``).
-The row was adapted to the model when it was built, so every value it holds is sent.
+OpenAI models). ``responses``: OpenAI Responses (GPT-5.x: ``reasoning.effort`` and
+``reasoning.summary``, ``max_output_tokens``, ``text.format`` for a schema). ``messages``:
+Anthropic Messages (Claude: ``max_tokens`` required, the system prompt as a top-level field,
+``output_config.effort``, ``cache_control`` for prompt caching). The row was adapted to the
+model when it was built, so every value it holds is sent.
+
+An empty answer is asked again (:func:`empty`), as the judge study's client did.
 """
 
 from __future__ import annotations
@@ -86,8 +89,10 @@ def arguments(endpoint: Endpoint, request: dict) -> dict:
         arguments["input"] = messages
         if schema:
             arguments["text"] = {"format": _responses_format(schema)}
-        if effort:
-            arguments["reasoning"] = {"effort": effort}
+        reasoning = {"effort": effort, "summary": request.get("reasoning_summary")}
+        reasoning = {key: value for key, value in reasoning.items() if _present(value)}
+        if reasoning:
+            arguments["reasoning"] = reasoning
     else:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         arguments["messages"] = [m for m in messages if m["role"] != "system"]
@@ -95,6 +100,8 @@ def arguments(endpoint: Endpoint, request: dict) -> dict:
             arguments["system"] = system
         if effort:
             arguments["output_config"] = {"effort": effort}
+        if _present(request.get("cache_control")):
+            arguments["cache_control"] = json.loads(request["cache_control"])
     if extra_body:
         arguments["extra_body"] = extra_body
     return arguments
@@ -114,6 +121,14 @@ async def create(client, endpoint: Endpoint, arguments: dict):
     if endpoint.api == "responses":
         return await client.responses.create(**arguments)
     return await client.chat.completions.create(**arguments)
+
+
+def empty(endpoint: Endpoint, result, text: str) -> bool:
+    """An answer worth asking again: no text. A Messages answer without any content block is
+    a refusal, which the judge study's client did not ask again."""
+    if endpoint.api == "messages":
+        return bool(result.content) and not text
+    return not text
 
 
 def answer(endpoint: Endpoint, result) -> tuple[str, str | None, Usage]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from noveval.batches import CELLS, GENERATION, REWRITE, responses_path
 from noveval.judges import release
 from noveval.judges.instances import FORMATS, release_files
-from noveval.registry import Registry
+from noveval.registry import Registry, RegistryError
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,7 @@ class JudgesGrid:
     base_setup: str | None = None  # whose D₊ ideas the generated setups pair with generated D₋
     comparisons: tuple[tuple[str, str], ...] = ()  # ideation systems: (stronger, weaker)
     releases: dict[str, list[release.ReleaseFile]] = field(default_factory=dict)  # downloads
+    substitutes: dict[str, str] = field(default_factory=dict)  # successor → the model it replaces
 
     def release_download(self, dataset: str, path: str) -> release.ReleaseFile:
         """The declared release file ``path`` of ``dataset`` (rule judges_download)."""
@@ -261,7 +262,11 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     changes = list(section["changes"])
     if changes and "reference" not in changes:
         raise ValueError("judges.changes: every change is measured against 'reference'; add it")
-    specs = {name: registry.model(name) for name in section["models"]}
+    substitutions = section.get("substitutions") or {}
+    specs = {
+        name: registry.model(name)
+        for name in substituted(section["models"], substitutions, registry)
+    }
     rewrite_model = section["rewrite_model"]
     if rewrite_model:
         registry.model(rewrite_model)
@@ -327,6 +332,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         log.warning("judges: %d '%s' cell(s) left out: %s", count, change, reason)
     motivation = dict(section["motivation"])
     motivation.setdefault("model", min(specs, default=None))  # the first judge by name
+    motivation["model"] = substitutions.get(motivation["model"], motivation["model"])
     return JudgesGrid(
         tuple(cells),
         datasets,
@@ -336,4 +342,29 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         generation["base_setup"],
         comparisons,
         releases,
+        {successor: model for model, successor in substitutions.items()},
     )
+
+
+def substituted(models: list[str], substitutions: dict[str, str], registry: Registry) -> list[str]:
+    """The judges that run: ``models`` with each model of ``substitutions`` (judges.substitutions:
+    a retired model → the registry model run in its place) replaced, logged as a substitution."""
+    stray = sorted(set(substitutions) - set(models))
+    if stray:
+        raise ValueError(f"judges.substitutions: {', '.join(stray)} not among judges.models")
+    for model, successor in substitutions.items():
+        try:
+            registry.model(successor)
+        except RegistryError as error:
+            raise ValueError(f"judges.substitutions.{model}: {error}") from None
+        if successor in models:
+            raise ValueError(
+                f"judges.substitutions.{model}: {successor} is a judge of the grid already"
+            )
+        log.warning(
+            "judges: %s runs in place of %s (judges.substitutions): its published numbers are "
+            "compared not like-for-like",
+            successor,
+            model,
+        )
+    return [substitutions.get(model, model) for model in models]

@@ -22,6 +22,9 @@ PROMPTS = {
     "P5": ("short", {"variant": "P5"}),
 }
 REASONING_EFFORT = {"low_reasoning": "low"}  # every other change: "high"
+# The judge study's prompt caching (ablations.yaml sweep.use_prompt_caching; utils.py sends it to
+# Anthropic only): a top-level cache_control, which caches the whole prompt.
+CACHE_CONTROL = {"type": "ephemeral"}
 
 
 def prompt_of(change: str) -> tuple[str, dict]:
@@ -128,13 +131,18 @@ def judge_requests(
     reasoning_chars: int | None = None,
     related: dict[str, list[list[str]]] | None = None,
     authors: AuthorsPrompts | None = None,
+    prompt_caching: bool = False,
+    reasoning_summary: str | None = None,
 ) -> list[dict]:
     """Every call of one cell: ``calls['pointwise']`` per idea, or ``calls['pairwise_per_order']``
     in each presentation order per pair.
 
     With ``authors`` (the paper mode) each call is one user message rendered from the authors'
-    templates, answered in their free format (no output constraint).
+    templates, answered in their free format (no output constraint). ``prompt_caching``: the
+    Messages API's calls carry ``CACHE_CONTROL`` (other APIs cache by themselves);
+    ``reasoning_summary``: the Responses API's calls with an effort ask for this summary.
     """
+    cache_control = CACHE_CONTROL if prompt_caching and spec.api == "messages" else None
     rows = []
     for instance in instances:
         format = instance["format"]
@@ -162,6 +170,10 @@ def judge_requests(
                     messages=chat,
                     decoding=call_decoding,
                     response_format=constraint,
+                    cache_control=cache_control,
+                    reasoning_summary=reasoning_summary
+                    if spec.api == "responses" and call_decoding.get("reasoning_effort")
+                    else None,
                 )
                 rows.append(row)
     return rows

@@ -101,6 +101,8 @@ def requests(
         reasoning_chars=settings["reasoning_chars"],
         related=related,
         authors=authors,
+        prompt_caching=settings["prompt_caching"],
+        reasoning_summary=settings["reasoning_summary"],
     )
     log.info("%s/%s: %d calls", model, change, len(rows))
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
@@ -272,8 +274,10 @@ def metrics(
     parquet_path: str,
     csv_path: str,
     cost: str,
+    substitutes: dict[str, str] | None = None,
 ) -> None:
-    """One metrics row per judge × setup × change of one format (``cost``: its basis)."""
+    """One metrics row per judge × setup × change of one format (``cost``: its basis), with the
+    model each judge stands in for (``substitutes``: successor → model; empty: itself)."""
     from noveval.judges import summary
 
     frame = read_tables(verdicts_paths)
@@ -284,6 +288,11 @@ def metrics(
         bootstrap["seed"],
         method=bootstrap["method"],
         cost=cost,
+    )
+    table.insert(
+        table.columns.get_loc("model") + 1,
+        "substitutes_for",
+        [(substitutes or {}).get(model) for model in table["model"]],
     )
     write_table(table, parquet_path)
     table.to_csv(csv_path, index=False)
