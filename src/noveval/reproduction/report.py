@@ -11,6 +11,7 @@ inside the metric's tolerance (:data:`TOLERANCES`); ``outside``; ``not run`` wit
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 from pathlib import Path
 
@@ -192,8 +193,16 @@ def novbench_row(row, grid: dict, tables: dict[str, pd.DataFrame]) -> dict:
     return {**compared, "reason": "; ".join(notes)}
 
 
+def selects(pattern: str, name: str) -> bool:
+    """Whether a published row's setup, change or model (``*`` and ``|`` alternatives, as in
+    ``P3|P4|P5``) names ``name``."""
+    return any(fnmatch.fnmatchcase(name, part) for part in pattern.split("|"))
+
+
 def judges_row(row, grid: dict, metrics: dict[tuple[str, str], pd.DataFrame]) -> dict:
     """Our value of one published judge-study number, or why there is none."""
+    if row.not_run_reason:  # the paper grid runs no such cell (published/judges.csv says why)
+        return _not_run(row.not_run_reason)
     if row.change not in CHANGES:
         return _not_run(f"'{row.change}' is another system, not a change of this pipeline")
     if row.dataset not in grid["datasets"]:
