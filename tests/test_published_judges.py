@@ -97,6 +97,7 @@ def test_the_report_compares_flip_rates_sizes_ranges_significance_and_the_expert
                 "change": "P4",
                 "n_instances": 154,
                 "soft_accuracy": 0.7825,
+                "strict_accuracy": 0.7597,
                 "significant": True,
             },
         ]  # fmt: skip
@@ -130,7 +131,10 @@ def test_the_report_compares_flip_rates_sizes_ranges_significance_and_the_expert
     assert shift["our_value"] == pytest.approx(33.0) and shift["verdict"] == "outside"
     soft = at("soft-accuracy figure", "gpt-5.4 pairwise human-only P4", "soft_accuracy")
     assert (soft["our_value"], soft["verdict"]) == (pytest.approx(78.25), "match")
-    assert "significant: paper yes, ours yes (agrees)" in soft["reason"]
+    assert "the run's bootstrap tests strict_accuracy, not soft_accuracy" in soft["reason"]
+    strict = at("two-track figure", "gpt-5.4 pairwise human-only P4", "strict_accuracy")
+    assert (strict["our_value"], strict["verdict"]) == (pytest.approx(75.97), "match")
+    assert "significant: paper yes, ours yes (agrees)" in strict["reason"]
     cost = "claude-opus-4-6 pairwise human-only reference"
     assert at("cost-efficiency figure", cost, "soft_accuracy")["verdict"] == "match"
     assert at("cost-efficiency figure", cost, "cost_usd")["verdict"] == "within"  # 10% of 13.46

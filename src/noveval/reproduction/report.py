@@ -58,6 +58,8 @@ COST_TOLERANCE = 0.10
 # Published judge-study numbers that are counts in a release file, not metrics of a judge cell.
 EXPERT_FILE = "expert-annotations/judge_errors.csv"
 RELEASE_FACTS = ("errors", "controls")
+# The metric the run's paired bootstrap against the reference tests (statistics.quality).
+QUALITY = {"pairwise": "strict_accuracy", "pointwise": "macro_f1"}
 SIZES = {"n_pairs": "n_instances", "n_ideas": "n_instances"}  # instances scored per setup
 PAPER_SCORERS = {
     "relevance": ("relevance_encoder", "spiced"),
@@ -278,9 +280,13 @@ def judges_row(
     ours, how = _aggregate(row, found[column].astype(float) * scale)
     tolerance = COST_TOLERANCE * row.paper_value if row.unit == "usd" else TOLERANCES[row.unit]
     notes = [row.note, how]
-    if row.significant and "significant" in found:
-        marks = {True: "yes", False: "no"}
-        ours_mark = marks[bool(found["significant"].iloc[0])]
+    if row.significant and row.metric != QUALITY[row.format]:
+        notes.append(
+            f"significant: paper {row.significant}; the run's bootstrap tests "
+            f"{QUALITY[row.format]}, not {row.metric}"
+        )
+    elif row.significant and "significant" in found:
+        ours_mark = {True: "yes", False: "no"}[bool(found["significant"].iloc[0])]
         agree = "agrees" if ours_mark == row.significant else "differs"
         notes.append(f"significant: paper {row.significant}, ours {ours_mark} ({agree})")
     compared = _compared(row, ours, tolerance, "; ".join(n for n in notes if n))
