@@ -274,10 +274,12 @@ def judges_row(
     column = SIZES.get(row.metric, row.metric)
     if column not in found:
         return _not_run(f"no column '{column}' in {where}")
-    if row.metric in SIZES:  # every judge of a setup scores the same instances
-        found = found.drop_duplicates(column)
     scale = 100 if row.unit == "percent" else 1
-    ours, how = _aggregate(row, found[column].astype(float) * scale)
+    if row.metric in SIZES:  # every judge of a setup scores the same instances
+        counts = sorted(found[column].astype(int).unique())
+        ours, how = float(counts[-1]), "" if len(counts) == 1 else f"judges scored {counts}"
+    else:
+        ours, how = _aggregate(row, found[column].astype(float) * scale)
     tolerance = COST_TOLERANCE * row.paper_value if row.unit == "usd" else TOLERANCES[row.unit]
     notes = [row.note, how]
     if row.significant and row.metric != QUALITY[row.format]:
