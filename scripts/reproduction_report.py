@@ -11,4 +11,5 @@ with log_to(snakemake.log[0]):
         snakemake.params.grid,
         snakemake.output.csv,
         snakemake.output.markdown,
+        list(snakemake.input.expert),
     )

@@ -29,9 +29,24 @@ def test_reference_tables_hold_every_published_number_with_its_source():
     counts = novbench.groupby("table").size().to_dict()
     # Table 2: 57 configurations x 4 metrics + Human Relevance and Clarity
     assert counts == {"2": 230, "3": 12, "4": 20, "5": 38, "6": 228, "7": 228, "8": 114}
-    assert len(judges) == 431
+    assert len(judges) == 613
     assert (novbench["source"].str.startswith(("NovBench Table", "spec/novbench.md"))).all()
-    assert judges["source"].str.contains("figure_values.md").all()
+    # a notebook at its commit, the paper's text, or the release's own files
+    cited = r"\.ipynb.*\(commit [0-9a-f]{8}\)|paper text|release, data/README\.md \(commit"
+    assert judges["source"].str.contains(cited).all()
+    assert judges.groupby("table").size().to_dict() == {
+        "D- source figure": 60,
+        "cost-efficiency figure": 126,
+        "dataset sizes": 4,
+        "expert study": 4,
+        "ideation comparison": 3,
+        "motivation figure": 7,
+        "plan-format figure": 2,
+        "retrieval face-off figure": 7,
+        "soft-accuracy figure": 106,
+        "tie-rate figure": 118,
+        "two-track figure": 176,
+    }
 
 
 def test_novbench_reference_values_equal_the_authors_result_files():
@@ -96,6 +111,28 @@ def test_judge_reference_values_equal_the_published_figure_values():
         )
         == 19.36
     )
+    # the omitted row of the cost figure: opus-4-6, Human-Only, pairwise reference
+    omitted = re.search(r"hvh current opus46 k3: soft (\S+) strict (\S+) noties (\S+)", text)
+    cell = "claude-opus-4-6 pairwise human-only reference"
+    for metric, value in zip(["soft_accuracy", "strict_accuracy", "accuracy_without_ties"],
+                             omitted.groups()):  # fmt: skip
+        assert published_value("judges", "cost-efficiency figure", cell, metric) == float(value)
+    # the pointwise panel's changes less their printed deltas give the D- source figure's
+    # reference strip (sampling_depth_figure.ipynb prints acc3 and d3; one decimal each)
+    panel = [("human-only", "P1", "gpt-5.4", 10.0),
+             ("human-plus-generated", "P2", "claude-opus-4-6", 3.6)]  # fmt: skip
+    for setup, change, model, delta in panel:
+        cell = f"{model} pointwise {setup}"
+        ablated = published_value("judges", "two-track figure", f"{cell} {change}", "macro_f1")
+        reference = published_value("judges", "D- source figure", f"{cell} reference", "macro_f1")
+        assert ablated - delta == pytest.approx(reference, abs=0.11)
+    # the soft-accuracy figure's reference strip is the cost figure's soft accuracy, in points
+    for model, setup, soft in [("claude-opus-4-6", "human-only", 0.8279),
+                               ("gpt-5.4", "human-plus-generated", 0.8052)]:  # fmt: skip
+        cell = f"{model} pairwise {setup} reference"
+        assert published_value("judges", "soft-accuracy figure", cell, "soft_accuracy") == (
+            pytest.approx(soft * 100)
+        )
 
 
 def test_verdicts_at_printed_precision_and_tolerance():
@@ -157,7 +194,7 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
     )
     rows = report.rows(GRID, tables, {("novelty-eval", "pairwise"): metrics})
     assert list(rows.columns) == report.COLUMNS
-    assert len(rows) == 870 + 431
+    assert len(rows) == 870 + 613
     by_cell = rows.set_index(["study", "table", "cell", "metric"]).sort_index()
     kc = by_cell.loc[("novbench", "4", "human", "kc")]
     assert (kc["verdict"], kc["our_value"]) == ("match", 0.70453)

@@ -7,10 +7,14 @@ compute), ``coling2020`` (Table 4); Table 5 with the dataset that declares
 judge study's ``novelty-eval`` (its full release, blocklist applied).
 Verdicts: ``match`` = equal when both are rounded to the paper's printed decimals; ``within`` =
 inside the metric's tolerance (:data:`TOLERANCES`); ``outside``; ``not run`` with the reason.
+The judge study's rows also compare flip rates, the plan-format cells, the ideation comparison
+(over several cells), dataset sizes (instances scored) and the expert study's counts (the
+release's ``judge_errors.csv``).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 from pathlib import Path
 
@@ -48,8 +52,15 @@ TOLERANCES = {
     "similarity": 0.02,
     "percent": 2.0,
     "fraction": 0.02,
+    "count": 0.0,
 }
 COST_TOLERANCE = 0.10
+# Published judge-study numbers that are counts in a release file, not metrics of a judge cell.
+EXPERT_FILE = "expert-annotations/judge_errors.csv"
+RELEASE_FACTS = ("errors", "controls")
+# The metric the run's paired bootstrap against the reference tests (statistics.quality).
+QUALITY = {"pairwise": "strict_accuracy", "pointwise": "macro_f1"}
+SIZES = {"n_pairs": "n_instances", "n_ideas": "n_instances"}  # instances scored per setup
 PAPER_SCORERS = {
     "relevance": ("relevance_encoder", "spiced"),
     "coverage": ("coverage_encoder", "all-minilm-l6-v2"),
@@ -113,7 +124,8 @@ def configured(config: dict) -> dict:
 
 
 def inputs(results: str, grid: dict, novbench, judges) -> dict[str, list[str]]:
-    """The outputs the report reads: of the configured datasets compared with a paper's."""
+    """The outputs the report reads: of the configured datasets compared with a paper's (and the
+    judge datasets' expert-study file where their release declares one)."""
     novbench_sets = [d["name"] for d in grid["novbench"]["datasets"].values()]
     judges_sets = [d["name"] for d in grid["judges"]["datasets"].values()]
     return {
@@ -121,6 +133,12 @@ def inputs(results: str, grid: dict, novbench, judges) -> dict[str, list[str]]:
         "scores": [p for d in novbench_sets for p in novbench.score_paths(results, d)],
         "metrics": [
             f"{results}/judges/{d}/{f}/metrics.csv" for d in judges_sets for f in judges.formats(d)
+        ],
+        "expert": [
+            file.local
+            for d in judges_sets
+            for file in judges.releases.get(d, [])
+            if file.path == EXPERT_FILE
         ],
     }
 
@@ -192,44 +210,106 @@ def novbench_row(row, grid: dict, tables: dict[str, pd.DataFrame]) -> dict:
     return {**compared, "reason": "; ".join(notes)}
 
 
-def judges_row(row, grid: dict, metrics: dict[tuple[str, str], pd.DataFrame]) -> dict:
+def selects(pattern: str, name: str) -> bool:
+    """Whether a published row's setup, change or model (``*`` and ``|`` alternatives, as in
+    ``P3|P4|P5``) names ``name``."""
+    return any(fnmatch.fnmatchcase(name, part) for part in pattern.split("|"))
+
+
+def expert_counts(path: str) -> dict[str, int]:
+    """The expert study's judge errors (the judge's verdict differs from the gold) and controls
+    (it agrees) in the release's ``judge_errors.csv``."""
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    wrong = table["predicted"] != table["gold"]
+    return {"errors": int(wrong.sum()), "controls": int((~wrong).sum())}
+
+
+def _aggregate(row, values: pd.Series) -> tuple[float, str]:
+    """One value from the run's cells a published row names, and the note saying how."""
+    if row.statistic in ("", "at_least"):
+        if len(values) > 1:
+            raise ValueError(f"published/judges.csv: '{row.cell}' names {len(values)} cells")
+        return float(values.iloc[0]), ""
+    pick = {"min": values.min, "max": values.max, "max_abs": values.abs().max}[row.statistic]
+    return float(pick()), f"{row.statistic} over {len(values)} cells"
+
+
+def judges_row(
+    row,
+    grid: dict,
+    metrics: dict[tuple[str, str], pd.DataFrame],
+    expert: dict[str, dict[str, int]],
+) -> dict:
     """Our value of one published judge-study number, or why there is none."""
-    if row.change not in CHANGES:
+    if row.not_run_reason:  # the paper grid runs no such cell (published/judges.csv says why)
+        return _not_run(row.not_run_reason)
+    if row.metric in RELEASE_FACTS:
+        if row.dataset not in expert:
+            return _not_run(f"the run read no {EXPERT_FILE} of dataset '{row.dataset}'")
+        return _compared(row, expert[row.dataset][row.metric], TOLERANCES[row.unit], row.note)
+    if not all(any(selects(part, c) for c in CHANGES) for part in row.change.split("|")):
         return _not_run(f"'{row.change}' is another system, not a change of this pipeline")
     if row.dataset not in grid["datasets"]:
         return _not_run(_unconfigured("dataset", row.dataset, "judges.datasets"))
-    if row.model not in grid["models"]:
+    if row.model and not any(selects(row.model, m) for m in grid["models"]):
         return _not_run(_unconfigured("model", row.model, "judges.models"))
-    if row.change not in grid["changes"]:
+    if not any(selects(row.change, c) for c in grid["changes"]):
         return _not_run(_unconfigured("change", row.change, "judges.changes"))
+    if row.versus:
+        return _not_run(
+            f"the run's flip rates are against each judge's reference; this one is against "
+            f"{row.versus}"
+        )
     table = metrics.get((row.dataset, row.format))
     if table is None:
         return _not_run(f"no {row.format} instances in dataset '{row.dataset}'")
+    where = f"{row.dataset}/{row.format}/metrics.csv"
     found = table[
-        (table["model"] == row.model)
-        & (table["setup"] == row.setup)
-        & (table["change"] == row.change)
+        table["setup"].map(lambda setup: selects(row.setup, setup))
+        & table["change"].map(lambda change: selects(row.change, change))
+        & table["model"].map(lambda model: not row.model or selects(row.model, model))
     ]
     if found.empty:
-        return _not_run(f"no row for setup '{row.setup}' in {row.dataset}/{row.format}/metrics.csv")
-    if row.metric not in found:
-        return _not_run(f"no column '{row.metric}' in {row.dataset}/{row.format}/metrics.csv")
-    ours = float(found.iloc[0][row.metric]) * (100 if row.unit == "percent" else 1)
+        return _not_run(f"no row for setup '{row.setup}', change '{row.change}' in {where}")
+    column = SIZES.get(row.metric, row.metric)
+    if column not in found:
+        return _not_run(f"no column '{column}' in {where}")
+    scale = 100 if row.unit == "percent" else 1
+    if row.metric in SIZES:  # every judge of a setup scores the same instances
+        counts = sorted(found[column].astype(int).unique())
+        ours, how = float(counts[-1]), "" if len(counts) == 1 else f"judges scored {counts}"
+    else:
+        ours, how = _aggregate(row, found[column].astype(float) * scale)
     tolerance = COST_TOLERANCE * row.paper_value if row.unit == "usd" else TOLERANCES[row.unit]
-    return _compared(row, ours, tolerance, row.note)
+    notes = [row.note, how]
+    if row.significant and row.metric != QUALITY[row.format]:
+        notes.append(
+            f"significant: paper {row.significant}; the run's bootstrap tests "
+            f"{QUALITY[row.format]}, not {row.metric}"
+        )
+    elif row.significant and "significant" in found:
+        ours_mark = {True: "yes", False: "no"}[bool(found["significant"].iloc[0])]
+        agree = "agrees" if ours_mark == row.significant else "differs"
+        notes.append(f"significant: paper {row.significant}, ours {ours_mark} ({agree})")
+    compared = _compared(row, ours, tolerance, "; ".join(n for n in notes if n))
+    if row.statistic == "at_least" and ours >= row.paper_value:
+        compared["verdict"] = "match"
+    return compared
 
 
-def rows(grid: dict, tables: dict, metrics: dict) -> pd.DataFrame:
-    """One report row per published number of both studies."""
+def rows(grid: dict, tables: dict, metrics: dict, expert: dict | None = None) -> pd.DataFrame:
+    """One report row per published number of both studies (``expert``: the expert-study counts
+    per judge dataset, :func:`expert_counts`)."""
     out = []
-    for study, compare, inputs_ in [
-        ("novbench", novbench_row, tables),
-        ("judges", judges_row, metrics),
-    ]:
-        for row in published(study).itertuples(index=False):
-            base = {c: getattr(row, c) for c in ("study", "table", "cell", "metric")}
-            out.append(base | {"paper_value": row.paper_value} | compare(row, grid[study], inputs_))
+    for row in published("novbench").itertuples(index=False):
+        out.append(_base(row) | novbench_row(row, grid["novbench"], tables))
+    for row in published("judges").itertuples(index=False):
+        out.append(_base(row) | judges_row(row, grid["judges"], metrics, expert or {}))
     return pd.DataFrame(out, columns=COLUMNS)
+
+
+def _base(row) -> dict:
+    return {c: getattr(row, c) for c in ("study", "table", "cell", "metric", "paper_value")}
 
 
 def markdown(report: pd.DataFrame, uncertainty_sections: dict[str, str]) -> str:
@@ -243,7 +323,10 @@ def markdown(report: pd.DataFrame, uncertainty_sections: dict[str, str]) -> str:
         "beside ours (report.csv holds every row). match: equal at the paper's printed "
         "decimals; within: |ours − paper| ≤ tolerance (NovBench: Relevance 0.05, Coverage 0.01, "
         "Clarity 0.01, DistAcc 0.02, KC and LS 0.005, similarity 0.02; judge study: 2 "
-        "percentage points, 0.02 for a fraction, 10% of a cost).",
+        "percentage points, 0.02 for a fraction, 10% of a cost, a count exactly; a bound such "
+        "as 'more than two thirds' matches when ours is at least the bound). A judge row over "
+        "several cells (every judge, P3|P4|P5) compares the min, max or largest |value| of the "
+        "run's cells; a published significance mark is set beside ours in the reason.",
         "## Verdicts per table",
         counts.reset_index().to_markdown(index=False),
         "## Compared numbers",
@@ -263,18 +346,22 @@ def write(
     grid: dict,
     csv_path: str,
     markdown_path: str,
+    expert_paths: list[str] = (),
 ) -> None:
-    """Read the configured outputs (paths name their dataset and format) and write the report."""
+    """Read the configured outputs (paths name their dataset and format; an expert-study file its
+    dataset, as ``{downloads}/{dataset}/expert-annotations/judge_errors.csv``) and write the
+    report."""
     from noveval.novbench import uncertainty  # scipy: here, not when the Snakefile imports this
 
     tables = {Path(p).parent.name: pd.read_csv(p) for p in tables_paths}
     metrics = {
         (Path(p).parent.parent.name, Path(p).parent.name): pd.read_csv(p) for p in metrics_paths
     }
+    expert = {Path(p).parent.parent.name: expert_counts(p) for p in expert_paths}
     scores = {}
     for path in scores_paths:
         scores.setdefault(Path(path).parent.parent.name, []).append(path)
-    report = rows(grid, tables, metrics)
+    report = rows(grid, tables, metrics, expert)
     sections = {d: uncertainty.markdown(read_tables(paths)) for d, paths in scores.items()}
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     report.to_csv(csv_path, index=False)
