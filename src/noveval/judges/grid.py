@@ -16,10 +16,13 @@ from noveval.registry import Registry
 
 log = logging.getLogger(__name__)
 
-# The authors' "idea as plan": ideas in purpose-mechanism form, from the release's
-# `{format}_plan` files, else rewritten by judges.rewrite_model.
+# The form of the ideas a cell judges: the release's ideas as written (standard), or the authors'
+# "idea as plan", in purpose-mechanism form (the release's `{format}_plan` files, else rewritten by
+# judges.rewrite_model).
+STANDARD = "standard"
 PURPOSE_MECHANISM = "purpose_mechanism"
-CHANGES = (
+IDEA_FORMATS = (STANDARD, PURPOSE_MECHANISM)
+CONTROLLED = (  # judges.changes: the reference and the controlled changes to it
     "reference",
     "P1",
     "P2",
@@ -28,20 +31,62 @@ CHANGES = (
     "P5",
     "retrieval",
     "low_reasoning",
-    PURPOSE_MECHANISM,
     "no_aggregation",
 )
+# judges.idea_formats: the changes another idea format takes (related work is retrieved for the
+# standard ideas only)
+ON_OTHER_FORMATS = tuple(change for change in CONTROLLED if change != "retrieval")
 PAIRWISE_ONLY = ("P3", "P4", "P5")
 DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no requests
 GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
 IDEATION = "ideation-"  # stronger vs weaker generator: ideation-{stronger}-vs-{weaker}
 VERSUS = "-vs-"
+FORMAT_SEPARATOR = "+"
+
+
+def cell_change(change: str, idea_format: str = STANDARD) -> str:
+    """A cell's change name (its folder, its rows in the tables): the change itself on standard
+    ideas; on another idea format, the format's name for the reference prompt
+    (``purpose_mechanism``) and ``{change}+{format}`` for the others (``P3+purpose_mechanism``)."""
+    if idea_format == STANDARD:
+        return change
+    return idea_format if change == "reference" else f"{change}{FORMAT_SEPARATOR}{idea_format}"
+
+
+def split_change(name: str) -> tuple[str, str]:
+    """``cell_change`` backwards: (change, idea format)."""
+    if name in IDEA_FORMATS:
+        return "reference", name
+    change, _, idea_format = name.partition(FORMAT_SEPARATOR)
+    return change, idea_format or STANDARD
+
+
+# Every cell's change name, in table order: the standard ideas' changes, then each other format's.
+CHANGES = tuple(
+    cell_change(change, idea_format)
+    for idea_format in IDEA_FORMATS
+    for change in (CONTROLLED if idea_format == STANDARD else ON_OTHER_FORMATS)
+)
 
 
 def release_kind(format: str, change: str) -> str:
-    """The release file a cell reads: the authors name the purpose-mechanism form's files
-    ``{format}_plan.yaml`` (release kinds ``pointwise_plan``, ``pairwise_plan``)."""
-    return f"{format}_plan" if change == PURPOSE_MECHANISM else format
+    """The release file a cell (of change name ``change``) reads: the authors name the
+    purpose-mechanism form's files ``{format}_plan.yaml`` (kinds ``pointwise_plan``,
+    ``pairwise_plan``)."""
+    return f"{format}_plan" if split_change(change)[1] == PURPOSE_MECHANISM else format
+
+
+def configured_changes(section: dict) -> list[str]:
+    """The change names of the cells a ``judges`` config section asks for (before omissions;
+    ``idea_formats`` is optional)."""
+    return [
+        *section["changes"],
+        *(
+            cell_change(change, idea_format)
+            for idea_format, changes in section.get("idea_formats", {}).items()
+            for change in changes
+        ),
+    ]
 
 
 def ideation_setup_name(stronger: str, weaker: str) -> str:
@@ -54,7 +99,16 @@ class JudgeCell:
     model: str
     format: str
     setup: str
-    change: str
+    change: str  # the cell's change name (``cell_change``)
+
+    @property
+    def prompt_change(self) -> str:
+        """The change to the reference run (whatever the form of the ideas)."""
+        return split_change(self.change)[0]
+
+    @property
+    def idea_format(self) -> str:
+        return split_change(self.change)[1]
 
     def folder(self, results: str) -> str:
         return (
@@ -86,12 +140,13 @@ class JudgesGrid:
         return "|".join(map(re.escape, names)) or "(?!)"
 
     def request_inputs(self, results: str, wildcards) -> dict[str, str]:
-        """A cell's instances (rewritten ones for purpose_mechanism) and, for 'retrieval', its
-        related work."""
+        """A cell's instances (``instances-{idea format}`` for another form of the ideas) and, for
+        'retrieval', its related work."""
         base = f"{results}/judges/{wildcards.dataset}/{wildcards.format}/{wildcards.setup}"
-        suffix = f"-{PURPOSE_MECHANISM}" if wildcards.change == PURPOSE_MECHANISM else ""
+        change, idea_format = split_change(wildcards.change)
+        suffix = "" if idea_format == STANDARD else f"-{idea_format}"
         inputs = {"instances": f"{base}/instances{suffix}.parquet"}
-        if wildcards.change == "retrieval":
+        if change == "retrieval":
             inputs["related"] = f"{base}/related.parquet"
         return inputs
 
@@ -117,7 +172,7 @@ class JudgesGrid:
             (cell.format, cell.setup)
             for cell in self.cells
             if cell.dataset == dataset
-            and cell.change == PURPOSE_MECHANISM
+            and cell.idea_format == PURPOSE_MECHANISM
             and release_kind(cell.format, cell.change)
             not in self.datasets[dataset].get(cell.setup, {})
         }
@@ -151,13 +206,15 @@ class JudgesGrid:
         return [
             f"{cell.folder(results)}/requests.parquet"
             for cell in self.cells
-            if cell.dataset == dataset and cell.model == model and cell.change not in DERIVED
+            if cell.dataset == dataset and cell.model == model and cell.prompt_change not in DERIVED
         ]
 
     def batches(self) -> list[tuple[str, str, str]]:
         """Every inference job as (dataset, model, batch)."""
         jobs = dict.fromkeys(
-            (cell.dataset, cell.model, CELLS) for cell in self.cells if cell.change not in DERIVED
+            (cell.dataset, cell.model, CELLS)
+            for cell in self.cells
+            if cell.prompt_change not in DERIVED
         )
         for dataset in self.datasets:
             if self.rewrites(dataset):
@@ -208,7 +265,7 @@ class JudgesGrid:
 
     def models_used(self) -> set[str]:
         used = {cell.model for cell in self.cells} | set(self.generators())
-        if self.rewrite_model and any(cell.change == PURPOSE_MECHANISM for cell in self.cells):
+        if self.rewrite_model and any(cell.idea_format == PURPOSE_MECHANISM for cell in self.cells):
             used.add(self.rewrite_model)
         return used
 
@@ -219,8 +276,9 @@ class JudgesGrid:
     @staticmethod
     def response_cell(wildcards) -> str:
         """The cell whose responses a cell's verdicts read: no aggregation reads the reference
-        run's."""
-        source = "reference" if wildcards.change in DERIVED else wildcards.change
+        run's (on the same form of the ideas)."""
+        change, idea_format = split_change(wildcards.change)
+        source = cell_change("reference", idea_format) if change in DERIVED else wildcards.change
         return f"{wildcards.format}/{wildcards.setup}/{source}"
 
     def outputs(self, results: str) -> list[str]:
@@ -248,8 +306,8 @@ class JudgesGrid:
 def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     """Expand the config's ``judges`` section into cells, logging every omitted one."""
     section = config["judges"]
-    changes = list(section["changes"])
-    if changes and "reference" not in changes:
+    changes = configured_changes(section)
+    if changes and "reference" not in section["changes"]:
         raise ValueError("judges.changes: every change is measured against 'reference'; add it")
     specs = {name: registry.model(name) for name in section["models"]}
     rewrite_model = section["rewrite_model"]
@@ -299,14 +357,15 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
                 continue
             where = f"judges/{dataset}/{model}/{format}/{setup}/{change}"
             kind = release_kind(format, change)
+            prompt_change, idea_format = split_change(change)
             reason = None
-            if change in PAIRWISE_ONLY and format != "pairwise":
+            if prompt_change in PAIRWISE_ONLY and format != "pairwise":
                 continue  # by design, not an omission
-            if change == "low_reasoning" and "low" not in specs[model].effort_levels:
+            if prompt_change == "low_reasoning" and "low" not in specs[model].effort_levels:
                 reason = "the model exposes no reasoning effort 'low' (registry effort_levels)"
-            elif change == PURPOSE_MECHANISM and not rewrite_model and kind not in files:
+            elif idea_format == PURPOSE_MECHANISM and not rewrite_model and kind not in files:
                 reason = f"no {kind}.yaml in the release and no rewrite_model to write the form"
-            elif change == "retrieval" and not corpus:
+            elif prompt_change == "retrieval" and not corpus:
                 reason = "no related work: no retrieval corpus is configured"
             if reason:
                 omitted.append(f"{where}: left out, {reason}")

@@ -16,7 +16,7 @@ from noveval.files import read_tables, write_table
 from noveval.judges import generation, instances, rewrites, tables
 from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
 from noveval.judges.authors import AuthorsPrompts, apply_blocklist, blocked_titles
-from noveval.judges.grid import ideation_setup_name
+from noveval.judges.grid import DERIVED, ideation_setup_name, split_change
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.verdicts import calls_from_responses
 from noveval.registry import load_registry
@@ -73,10 +73,12 @@ def requests(
     related_path: str | None = None,
     upstream_root: str | None = None,
 ) -> None:
-    """Every call of one judge cell (``related_path``: the retrieval change's related work).
+    """Every call of one judge cell (``change``: its change name, whatever the form of the ideas
+    in ``instances_path``; ``related_path``: the retrieval change's related work).
 
     ``settings['prompts'] == 'authors'`` renders the authors' prompts from ``upstream_root``.
     """
+    change = split_change(change)[0]
     spec = load_registry(registry_path).model(model)
     authors = AuthorsPrompts(upstream_root) if settings["prompts"] == "authors" else None
     related = None
@@ -237,7 +239,7 @@ def verdicts(
     format = table["format"].iloc[0]
     responses = read_responses(responses_path, responses_cell)
     calls = calls_from_responses(responses, format, protocol["prompts"])
-    if cell["change"] == "no_aggregation":
+    if split_change(cell["change"])[0] in DERIVED:
         runs = calls["call"].max() + 1 if protocol["no_aggregation"] == "sub_runs" else None
         calls = sub_runs(calls, runs)
     rules = Rules(protocol["even_split"], protocol["all_failed"])
