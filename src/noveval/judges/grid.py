@@ -41,6 +41,7 @@ DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no
 GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
 IDEATION = "ideation-"  # stronger vs weaker generator: ideation-{stronger}-vs-{weaker}
 VERSUS = "-vs-"
+EXPERT_ANNOTATIONS = "expert-annotations/judge_errors.csv"  # a release file: the expert study
 FORMAT_SEPARATOR = "+"
 
 
@@ -87,6 +88,12 @@ def configured_changes(section: dict) -> list[str]:
             for change in changes
         ),
     ]
+
+
+def instances_path(results: str, dataset: str, format: str, setup: str, idea_format: str) -> str:
+    """The instances table of one setup and format in one form of the ideas."""
+    suffix = "" if idea_format == STANDARD else f"-{idea_format}"
+    return f"{results}/judges/{dataset}/{format}/{setup}/instances{suffix}.parquet"
 
 
 def ideation_setup_name(stronger: str, weaker: str) -> str:
@@ -144,11 +151,42 @@ class JudgesGrid:
         'retrieval', its related work."""
         base = f"{results}/judges/{wildcards.dataset}/{wildcards.format}/{wildcards.setup}"
         change, idea_format = split_change(wildcards.change)
-        suffix = "" if idea_format == STANDARD else f"-{idea_format}"
-        inputs = {"instances": f"{base}/instances{suffix}.parquet"}
+        inputs = {
+            "instances": instances_path(
+                results, wildcards.dataset, wildcards.format, wildcards.setup, idea_format
+            )
+        }
         if change == "retrieval":
             inputs["related"] = f"{base}/related.parquet"
         return inputs
+
+    def instance_files(self, results: str, dataset: str) -> tuple[list[str], list[str]]:
+        """The instances tables a dataset's cells judge, and the idea format of each."""
+        keys = dict.fromkeys(
+            (cell.format, cell.setup, cell.idea_format)
+            for cell in self.cells
+            if cell.dataset == dataset
+        )
+        paths = [instances_path(results, dataset, *key) for key in keys]
+        return paths, [idea_format for *_, idea_format in keys]
+
+    def other_format_changes(self, dataset: str, format: str | None = None) -> list[str]:
+        """The change names of a dataset's cells (of ``format``) on another form of the ideas."""
+        names = (
+            cell.change
+            for cell in self.cells
+            if cell.dataset == dataset
+            and format in (None, cell.format)
+            and cell.idea_format != STANDARD
+        )
+        return list(dict.fromkeys(names))
+
+    def expert_annotations(self, dataset: str) -> str | None:
+        """The downloaded expert re-judgements of a declared release, if it has them."""
+        for file in self.releases.get(dataset, []):
+            if file.path == EXPERT_ANNOTATIONS:
+                return file.local
+        return None
 
     def rewritten_source(self, results: str, wildcards) -> dict[str, str]:
         """Inputs of a setup's purpose-mechanism instances: the release's file, else the
@@ -286,20 +324,36 @@ class JudgesGrid:
         paths = [file.local for files in self.releases.values() for file in files]
         for dataset in self.datasets:
             formats = self.formats(dataset)
+            folder = f"{results}/judges/{dataset}"
             for format in formats:
                 paths += [
-                    f"{results}/judges/{dataset}/{format}/{name}"
-                    for name in ("metrics.csv", "tables.md")
+                    f"{folder}/{format}/{name}"
+                    for name in ("metrics.csv", "tables.md", "controlled_study.png")
                 ]
             if formats:
                 paths += [
-                    f"{results}/judges/{dataset}/{name}"
-                    for name in ("cost_quality.png", "d_minus_sources.png")
+                    f"{folder}/{name}"
+                    for name in (
+                        "cost_quality.png",
+                        "d_minus_sources.png",
+                        "flip_rates.csv",
+                        "flip_rates.md",
+                        "dataset_sizes.csv",
+                        "dataset_sizes.md",
+                    )
                 ]
-            if "pairwise" in formats and self.motivation["model"]:
-                paths.append(f"{results}/judges/{dataset}/motivation.png")
+            if "pairwise" in formats:
+                paths.append(f"{folder}/pairwise/soft_accuracy.png")
+                if self.motivation["model"]:
+                    paths.append(f"{folder}/motivation.png")
+                if self.other_format_changes(dataset, "pairwise"):
+                    paths.append(f"{folder}/pairwise/plan_format.png")
+            if self.other_format_changes(dataset):
+                paths.append(f"{folder}/plan_format.csv")
             if any(c.dataset == dataset and c.setup.startswith(IDEATION) for c in self.cells):
-                paths.append(f"{results}/judges/{dataset}/ideation.md")
+                paths += [f"{folder}/ideation.md", f"{folder}/ideation.csv"]
+            if self.expert_annotations(dataset):
+                paths += [f"{folder}/expert_study.csv", f"{folder}/expert_study.md"]
         return paths
 
 
