@@ -121,7 +121,7 @@ def test_ideation_table_gives_accuracies_and_their_difference_from_the_reference
     assert "| m | ideation-big-vs-small | big | small | P3 | 4 | 25 | 37.5 |" in (plain(markdown))
 
 
-def test_dataset_sizes_count_pairs_ideas_and_labels_from_the_instances(tmp_path):
+def test_dataset_sizes_count_pairs_and_ideas_per_setup_from_the_instances(tmp_path):
     pairwise = pd.DataFrame(
         {
             "setup": "human-only",
@@ -145,13 +145,13 @@ def test_dataset_sizes_count_pairs_ideas_and_labels_from_the_instances(tmp_path)
         [pairwise, pointwise, pairwise.head(2)], ["standard", "standard", "purpose_mechanism"],
         csv, markdown,
     )  # fmt: skip
-    table = pd.read_csv(csv).set_index(["format", "idea_format"])
-    assert table.loc[("pairwise", "standard"), ["pairs", "ideas", "areas"]].tolist() == [3, 5, 2]
-    assert table.loc[("pairwise", "purpose_mechanism"), ["pairs", "ideas"]].tolist() == [2, 3]
-    point = table.loc[("pointwise", "standard")]
-    assert point["ideas"] == 4 and pd.isna(point["pairs"])
-    assert point[["novel_ideas", "not_novel_ideas"]].tolist() == [2, 2]
-    assert "| human-only | pairwise | standard |" in plain(markdown)
+    table = pd.read_csv(csv).set_index("idea_format")
+    standard = table.loc["standard"]
+    assert standard[["pairs", "ideas_in_pairs", "ideas"]].tolist() == [3, 5, 4]
+    assert standard[["novel_ideas", "not_novel_ideas"]].tolist() == [2, 2]
+    plans = table.loc["purpose_mechanism"]
+    assert plans[["pairs", "ideas_in_pairs"]].tolist() == [2, 3] and pd.isna(plans["ideas"])
+    assert "| human-only | standard | 3 | 5 | 4 | 2 | 2 |" in plain(markdown)
 
 
 EXPERT_ROWS = [  # (judge, gold, predicted, expert)

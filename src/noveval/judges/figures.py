@@ -127,7 +127,9 @@ def change_grid(
             labels = values.round(1).astype(str).where(values.notna(), "–")
         axis.imshow(values.to_numpy(dtype=float), cmap="viridis", vmin=0, vmax=100, aspect="auto")
         for (i, j), text in np.ndenumerate(labels.to_numpy()):
-            axis.text(j, i, text, ha="center", va="center", fontsize=7, color="white")
+            bright = values.iat[i, j] > 60  # viridis turns yellow: dark text there
+            color = "black" if bright else "white"
+            axis.text(j, i, text, ha="center", va="center", fontsize=7, color=color)
         axis.set_xticks(range(len(values.columns)), values.columns, rotation=30, ha="right")
         axis.set_yticks(range(len(values.index)), values.index)
         axis.set_title(setup, fontsize=9)

@@ -133,27 +133,40 @@ def write_ideation(metrics: pd.DataFrame, csv_path: str | Path, markdown_path: s
     )
 
 
+SIZE_COLUMNS = [
+    "setup",
+    "idea_format",
+    "pairs",
+    "ideas_in_pairs",
+    "ideas",
+    "novel_ideas",
+    "not_novel_ideas",
+]
+
+
 def dataset_sizes(instances: list[pd.DataFrame], idea_formats: list[str]) -> pd.DataFrame:
-    """Per setup × format × idea format, from the loaded instances: pairs (pairwise), distinct
-    ideas, the pointwise ideas labelled novel and not novel, and the primary areas."""
-    rows = []
+    """Per setup and idea format, from the loaded instances: the pairs of the pairwise file and
+    the distinct ideas in them, the ideas of the pointwise file and how many are labelled novel
+    and not novel (NA where the setup has no such file)."""
+    rows: dict[tuple[str, str], dict] = {}
     for table, idea_format in zip(instances, idea_formats, strict=True):
-        format = table["format"].iloc[0] if len(table) else ""
-        pointwise = format == "pointwise"
-        rows.append(
-            {
-                "setup": table["setup"].iloc[0] if len(table) else "",
-                "format": format,
-                "idea_format": idea_format,
-                "instances": len(table),
-                "pairs": pd.NA if pointwise else len(table),
-                "ideas": table["ideas"].explode().nunique(),
-                "novel_ideas": int((table["label"] == 1).sum()) if pointwise else pd.NA,
-                "not_novel_ideas": int((table["label"] == 0).sum()) if pointwise else pd.NA,
-                "areas": table["area"].nunique(),
+        if table.empty:
+            continue
+        setup = table["setup"].iloc[0]
+        row = rows.setdefault((setup, idea_format), {"setup": setup, "idea_format": idea_format})
+        if table["format"].iloc[0] == "pairwise":
+            row |= {"pairs": len(table), "ideas_in_pairs": table["ideas"].explode().nunique()}
+        else:
+            row |= {
+                "ideas": len(table),
+                "novel_ideas": int((table["label"] == 1).sum()),
+                "not_novel_ideas": int((table["label"] == 0).sum()),
             }
-        )
-    return pd.DataFrame(rows).sort_values(["setup", "format", "idea_format"], ignore_index=True)
+    table = pd.DataFrame(list(rows.values()), columns=SIZE_COLUMNS)
+    counts = SIZE_COLUMNS[2:]
+    return table.astype(dict.fromkeys(counts, "Int64")).sort_values(
+        ["setup", "idea_format"], ignore_index=True
+    )
 
 
 def write_dataset_sizes(
@@ -167,9 +180,10 @@ def write_dataset_sizes(
     _markdown(
         markdown_path,
         "Dataset sizes",
-        "Instances per setup, format and idea format as judged (after the blocklist, if any): "
-        "pairs, distinct ideas, and the pointwise ideas per label.",
-        table,
+        "Instances per setup and idea format as judged (after the blocklist, if any): the pairs "
+        "of the pairwise file and the distinct ideas in them, the ideas of the pointwise file "
+        "and their labels.",
+        table.astype(object).where(table.notna(), "–"),
     )
 
 
