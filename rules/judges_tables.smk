@@ -66,7 +66,12 @@ rule judges_ideation:
 
 rule judges_flip_rates:
     input:
-        metrics=lambda wildcards: JUDGES.metrics_paths(RESULTS, wildcards.dataset),
+        pairwise=lambda wildcards: JUDGES.verdict_paths(
+            RESULTS, wildcards.dataset, "pairwise"
+        ),
+        pointwise=lambda wildcards: JUDGES.verdict_paths(
+            RESULTS, wildcards.dataset, "pointwise"
+        ),
     output:
         csv=report(
             f"{RESULTS}/judges/{{dataset}}/flip_rates.csv",
@@ -98,6 +103,7 @@ rule judges_flip_rates:
         "../envs/noveval.yaml"
     params:
         code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
+        baselines=JUDGES.flip_baselines(),
     script:
         "../scripts/judges_flip_rates.py"
 

@@ -72,23 +72,38 @@ def test_change_names_cross_the_idea_formats_and_keep_the_purpose_mechanism_cell
     assert "retrieval+purpose_mechanism" not in CHANGES
 
 
-def test_flip_rates_of_every_change_against_the_reference_by_hand(metrics, tmp_path):
+def test_flip_rates_against_the_reference_and_the_motivating_prompt_by_hand(metrics, tmp_path):
+    rows = verdict_rows(VERDICTS, LABELS, "human-only")
+    sub_runs = {"no_aggregation": [0, 1, 0, 1, 0, 1, 0, 1]}
+    sub_runs_1 = {"no_aggregation": [1, 1, 0, 1, 0, 1, 0, 0]}  # 2 flips in run 1
+    verdicts = pd.DataFrame(
+        [{**row, "run": 0} for row in rows + verdict_rows(sub_runs, LABELS, "human-only")]
+        + [{**row, "run": 1} for row in verdict_rows(sub_runs_1, LABELS, "human-only")]
+    )
     csv, markdown = tmp_path / "flips.csv", tmp_path / "flips.md"
-    tables.write_flip_rates(metrics, csv, markdown)
-    table = pd.read_csv(csv).set_index("change")
-    assert list(table.index) == ["P4", "purpose_mechanism", "P4+purpose_mechanism"]
-    assert table["flipped"].to_dict() == {
+    baselines = {"reference": None, "P4": ["P4+purpose_mechanism"]}
+    tables.write_flip_rates({"pairwise": verdicts}, baselines, csv, markdown)
+    table = pd.read_csv(csv).set_index(["against", "change"])
+    assert list(table.loc["reference"].index) == [
+        "P4",
+        "purpose_mechanism",
+        "P4+purpose_mechanism",
+        "no_aggregation",
+    ]
+    assert table.loc["reference", "flipped"].to_dict() == {
         "P4": 3,
         "purpose_mechanism": 1,
         "P4+purpose_mechanism": 4,
+        "no_aggregation": 1,
     }
-    assert table.loc["P4", "flip_rate"] == 3 / 8 and table.loc["P4", "n_instances"] == 8
-    assert table.loc["P4+purpose_mechanism", ["prompt_change", "idea_format"]].tolist() == [
-        "P4",
-        "purpose_mechanism",
-    ]
-    assert table.loc["purpose_mechanism", "prompt_change"] == "reference"
-    assert "| pairwise | human-only | m | P4 | 8 | 3 | 37.5 |" in plain(markdown)
+    assert table.loc[("reference", "no_aggregation"), "flip_rate"] == 1 / 8  # (0 + 2/8) / 2
+    for change, rate in metrics.set_index("change")["flip_rate"].drop("reference").items():
+        assert table.loc[("reference", change), "flip_rate"] == rate  # as in the metrics
+    p4_on_plans = table.loc[("P4", "P4+purpose_mechanism")]
+    assert p4_on_plans["flipped"] == 5 and p4_on_plans["n_instances"] == 8
+    assert p4_on_plans[["prompt_change", "idea_format"]].tolist() == ["P4", "purpose_mechanism"]
+    assert table.loc[("reference", "purpose_mechanism"), "prompt_change"] == "reference"
+    assert "| pairwise | human-only | m | P4 | reference | 8 | 3 | 37.5 |" in plain(markdown)
 
 
 def test_plan_format_sets_each_change_beside_it_on_the_ideas_as_written(metrics):
@@ -255,6 +270,7 @@ def test_paper_grid_outputs_every_table_and_figure():
     assert f"{out}/pairwise/human-only/instances-purpose_mechanism.parquet" in paths
     assert len(paths) == len(formats) == 12 + 4  # every release file, and the 4 _plan files
     assert grid.expert_annotations("novelty-eval").endswith("expert-annotations/judge_errors.csv")
+    assert grid.flip_baselines() == {"reference": None, "P3": ["P4"]}  # gpt-5.4: P4 against P3
 
 
 def test_the_purpose_mechanism_cell_sends_what_it_sent_and_p4_on_plans_is_p4(tmp_path):

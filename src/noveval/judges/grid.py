@@ -301,6 +301,15 @@ class JudgesGrid:
             if cell.dataset == dataset and cell.format == format
         ]
 
+    def flip_baselines(self) -> dict[str, list[str] | None]:
+        """The runs flips are counted against: the reference, for every change; and the
+        motivating figure's first prompt, for its others (the paper's motivating example)."""
+        baselines: dict[str, list[str] | None] = {"reference": None}
+        first, *others = self.motivation["changes"] or ["reference"]
+        if first != "reference" and others:
+            baselines[first] = others
+        return baselines
+
     def models_used(self) -> set[str]:
         used = {cell.model for cell in self.cells} | set(self.generators())
         if self.rewrite_model and any(cell.idea_format == PURPOSE_MECHANISM for cell in self.cells):

@@ -354,9 +354,15 @@ def plan_format(metrics_paths: list[str], csv_path: str) -> None:
     tables.write_plan_format(read_tables(metrics_paths), csv_path)
 
 
-def flip_rates(metrics_paths: list[str], csv_path: str, markdown_path: str) -> None:
-    """Every change's flip rate against the reference, both formats, from the metrics alone."""
-    tables.write_flip_rates(read_tables(metrics_paths), csv_path, markdown_path)
+def flip_rates(
+    verdicts_paths: dict[str, list[str]],
+    baselines: dict[str, list[str] | None],
+    csv_path: str,
+    markdown_path: str,
+) -> None:
+    """Flip rates of the changes against their baselines (``verdicts_paths``: by format)."""
+    verdicts = {format: read_tables(paths) for format, paths in verdicts_paths.items() if paths}
+    tables.write_flip_rates(verdicts, baselines, csv_path, markdown_path)
 
 
 def dataset_sizes(

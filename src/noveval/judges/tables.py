@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from noveval.judges import statistics
 from noveval.judges.grid import CHANGES, IDEATION, STANDARD, VERSUS, split_change
 
 
@@ -58,30 +60,88 @@ def _markdown(path: str | Path, title: str, text: str, table: pd.DataFrame) -> N
     Path(path).write_text(f"# {title}\n\n{text}\n\n{table.to_markdown(index=False)}\n")
 
 
-FLIP_COLUMNS = ["format", "setup", "model", "change", "prompt_change", "idea_format"]
+FLIP_COLUMNS = [
+    "format",
+    "setup",
+    "model",
+    "change",
+    "against",
+    "prompt_change",
+    "idea_format",
+    "n_instances",
+    "flipped",
+    "flip_rate",
+]
 
 
-def flip_rates(metrics: pd.DataFrame) -> pd.DataFrame:
-    """Every change against the same judge's reference run on the same setup and format: the
-    share of instances whose verdict (either idea, or a tie) differs."""
-    part = _split_changes(metrics[metrics["change"] != "reference"].dropna(subset=["flip_rate"]))
-    flipped = (part["flip_rate"] * part["n_instances"]).round().astype("Int64")
-    return part.assign(flipped=flipped)[[*FLIP_COLUMNS, "n_instances", "flipped", "flip_rate"]]
+def _verdict_runs(cell: pd.DataFrame) -> pd.DataFrame:
+    """A cell's verdicts as instances × runs (one run unless sub-runs)."""
+    runs = cell if "run" in cell else cell.assign(run=0)
+    return runs.pivot(index="instance_id", columns="run", values="verdict")
+
+
+def flip_rates(
+    verdicts: dict[str, pd.DataFrame], baselines: dict[str, list[str] | None]
+) -> pd.DataFrame:
+    """The share of instances whose verdict (either idea or class, or a tie) differs between a
+    change and a baseline run of the same judge, setup and format (``verdicts``: by format), the
+    mean over both cells' runs. ``baselines``: each baseline change and the changes compared with
+    it (None: every other change)."""
+    rows = []
+    for format, table in verdicts.items():
+        for (model, setup), cells in table.groupby(["model", "setup"], sort=False):
+            runs = {
+                change: _verdict_runs(cell) for change, cell in cells.groupby("change", sort=False)
+            }
+            for against, changes in baselines.items():
+                if against not in runs:
+                    continue
+                for change in changes or runs:
+                    if change == against or change not in runs:
+                        continue
+                    base, new = runs[against], runs[change]
+                    shared = base.index.intersection(new.index)
+                    rate = np.mean(
+                        [
+                            statistics.flip_rate(base.loc[shared, a], new.loc[shared, b])
+                            for a in base
+                            for b in new
+                        ]
+                    )
+                    prompt_change, idea_format = split_change(change)
+                    rows.append(
+                        {
+                            "format": format,
+                            "setup": setup,
+                            "model": model,
+                            "change": change,
+                            "against": against,
+                            "prompt_change": prompt_change,
+                            "idea_format": idea_format,
+                            "n_instances": len(shared),
+                            "flipped": round(rate * len(shared)),
+                            "flip_rate": float(rate),
+                        }
+                    )
+    return pd.DataFrame(rows, columns=FLIP_COLUMNS)
 
 
 def write_flip_rates(
-    metrics: pd.DataFrame, csv_path: str | Path, markdown_path: str | Path
+    verdicts: dict[str, pd.DataFrame],
+    baselines: dict[str, list[str] | None],
+    csv_path: str | Path,
+    markdown_path: str | Path,
 ) -> None:
     """The flip-rate table as CSV and Markdown (flip rate in %)."""
-    table = flip_rates(metrics)
+    table = flip_rates(verdicts, baselines)
     table.to_csv(csv_path, index=False)
     shown = table.assign(flip_rate=(table["flip_rate"] * 100).round(1))
     _markdown(
         markdown_path,
         "Flip rates",
-        "The share (%) of instances whose verdict a change reverses or ties against the same "
-        "judge's reference run (same setup and format; a change on another idea format is "
-        "measured against the reference on the ideas as written).",
+        "The share (%) of instances whose verdict differs between a change and the same judge's "
+        "baseline run (`against`; same setup and format; a change on another idea format "
+        "against the baseline on the ideas as written), the mean over both runs' sub-runs.",
         shown.drop(columns=["prompt_change", "idea_format"]),
     )
 
