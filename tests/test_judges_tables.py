@@ -110,11 +110,13 @@ def test_plan_format_sets_each_change_beside_it_on_the_ideas_as_written(metrics)
     table = tables.plan_format_table(metrics).set_index("change")
     assert list(table.index) == ["purpose_mechanism", "P4+purpose_mechanism"]
     p4 = table.loc["P4+purpose_mechanism"]
-    assert p4["prompt_change"] == "P4" and p4["quality"] == 4 / 8
+    assert p4["prompt_change"] == "P4" and p4["strict_accuracy"] == 4 / 8
     assert p4["difference"] == pytest.approx(4 / 8 - 1)  # against the reference on abstracts
-    assert p4["quality_standard"] == 5 / 8 and p4["flip_rate"] == 4 / 8
+    assert p4["strict_accuracy_standard"] == 5 / 8 and p4["flip_rate"] == 4 / 8
     assert p4["difference_standard"] == pytest.approx(5 / 8 - 1)
-    assert table.loc["purpose_mechanism", "quality_standard"] == 1.0
+    assert pd.isna(p4["macro_f1"]) and pd.isna(p4["macro_f1_standard"])  # pairwise only
+    assert table.loc["purpose_mechanism", "strict_accuracy_standard"] == 1.0
+    assert table.loc["purpose_mechanism", "tie_rate"] == 1 / 8
 
 
 def test_ideation_table_gives_accuracies_and_their_difference_from_the_reference(tmp_path):

@@ -118,7 +118,7 @@ def change_grid(
     figure, axes = plt.subplots(
         1,
         len(setups),
-        figsize=(1.6 + 1.1 * columns * len(setups), 1.4 + 0.42 * rows),
+        figsize=(max(6.5, 1.6 + 1.1 * columns * len(setups)), 1.4 + 0.42 * rows),
         squeeze=False,
     )
     for axis, setup in zip(axes[0], setups):

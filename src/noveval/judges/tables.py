@@ -310,31 +310,26 @@ def write_expert_study(csv_in: str | Path, csv_path: str | Path, markdown_path: 
 
 
 PLAN_KEYS = ["format", "setup", "model", "prompt_change"]
+PLAN_METRICS = ["strict_accuracy", "soft_accuracy", "macro_f1", "tie_rate", "flip_rate"]
+PLAN_COMPARED = ["strict_accuracy", "macro_f1", "difference", "significant"]
 
 
 def plan_format_table(metrics: pd.DataFrame) -> pd.DataFrame:
-    """Each change on another idea format beside the same change on the ideas as written: quality
-    (macro-F1 pointwise, strict accuracy pairwise), its difference from the reference on the ideas
-    as written and its significance, and the flip rate."""
-    frame = _split_changes(metrics)
-    other = frame[frame["idea_format"] != STANDARD]
+    """Each change on another idea format beside the same change on the ideas as written: its
+    metrics, the difference of its quality (macro-F1 pointwise, strict accuracy pairwise) from the
+    reference on the ideas as written and its significance, and the same for the change on the
+    ideas as written (``*_standard``)."""
+    frame = _split_changes(metrics.reindex(columns=[*metrics.columns.union(PLAN_METRICS)]))
+    other = frame[frame["idea_format"] != STANDARD].reset_index(drop=True)
     standard = frame[frame["idea_format"] == STANDARD].set_index(PLAN_KEYS)
-    index = pd.MultiIndex.from_frame(other[PLAN_KEYS])
-    beside = standard.reindex(index)
-    return pd.DataFrame(
-        {
-            **{key: other[key].to_numpy() for key in PLAN_KEYS},
-            "idea_format": other["idea_format"].to_numpy(),
-            "change": other["change"].to_numpy(),
-            "n_instances": other["n_instances"].to_numpy(),
-            "quality": other["quality"].to_numpy(),
-            "difference": other["difference"].to_numpy(),
-            "significant": other["significant"].to_numpy(),
-            "flip_rate": other["flip_rate"].to_numpy(),
-            "quality_standard": beside["quality"].to_numpy(),
-            "difference_standard": beside["difference"].to_numpy(),
-            "significant_standard": beside["significant"].to_numpy(),
-        }
+    beside = standard[PLAN_COMPARED].reindex(pd.MultiIndex.from_frame(other[PLAN_KEYS]))
+    columns = [*PLAN_KEYS, "idea_format", "change", "n_instances", *PLAN_METRICS]
+    return pd.concat(
+        [
+            other[[*columns, "difference", "significant"]],
+            beside.add_suffix("_standard").reset_index(drop=True),
+        ],
+        axis=1,
     )
 
 
