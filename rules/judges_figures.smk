@@ -77,3 +77,84 @@ rule judges_d_minus_sources:
         code=code_version("noveval.judges.figures", step="noveval.judges.steps"),
     script:
         "../scripts/judges_d_minus_sources.py"
+
+
+rule judges_controlled_study:
+    input:
+        f"{RESULTS}/judges/{{dataset}}/{{format}}/metrics.parquet",
+    output:
+        report(
+            f"{RESULTS}/judges/{{dataset}}/{{format}}/controlled_study.png",
+            caption="../report/judges_controlled_study.rst",
+            category="Judges",
+            subcategory="{dataset}",
+            labels={
+                "dataset": "{dataset}",
+                "format": "{format}",
+                "result": "controlled study",
+                "file": "PNG",
+            },
+        ),
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{format}}/controlled_study.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.figures", step="noveval.judges.steps"),
+    script:
+        "../scripts/judges_controlled_study.py"
+
+
+rule judges_soft_accuracy:
+    input:
+        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
+    output:
+        report(
+            f"{RESULTS}/judges/{{dataset}}/pairwise/soft_accuracy.png",
+            caption="../report/judges_soft_accuracy.rst",
+            category="Judges",
+            subcategory="{dataset}",
+            labels={
+                "dataset": "{dataset}",
+                "format": "pairwise",
+                "result": "soft accuracy",
+                "file": "PNG",
+            },
+        ),
+    log:
+        f"{LOGS}/judges/{{dataset}}/soft_accuracy.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.figures", step="noveval.judges.steps"),
+    script:
+        "../scripts/judges_soft_accuracy.py"
+
+
+rule judges_plan_format_figure:
+    input:
+        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
+    output:
+        report(
+            f"{RESULTS}/judges/{{dataset}}/pairwise/plan_format.png",
+            caption="../report/judges_plan_format.rst",
+            category="Judges",
+            subcategory="{dataset}",
+            labels={
+                "dataset": "{dataset}",
+                "format": "pairwise",
+                "result": "idea as a plan",
+                "file": "PNG",
+            },
+        ),
+    log:
+        f"{LOGS}/judges/{{dataset}}/plan_format_figure.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version("noveval.judges.figures", step="noveval.judges.steps"),
+        changes=lambda wildcards: JUDGES.other_format_changes(
+            wildcards.dataset, "pairwise"
+        ),
+    script:
+        "../scripts/judges_plan_format_figure.py"

@@ -238,7 +238,8 @@ def embedded_run(tmp_path_factory, loopback) -> WorkflowRun:
     )
     config["judges"].update(
         datasets={"tiny": tiny_judges_release(folder, pairs=2, ideas=2)},
-        changes=["reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"],
+        changes=["reference", "P3", "retrieval", "no_aggregation"],
+        idea_formats={"purpose_mechanism": ["reference"]},
         calls={"pointwise": 1, "pairwise_per_order": 1},
         max_tokens=64,
         reasoning_chars=60,

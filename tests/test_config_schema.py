@@ -67,6 +67,7 @@ def test_defaults_fill_a_minimal_config():
     assert {key: judges[key] for key in judges if key not in MINIMAL["judges"]} == {
         "prompts": "builtin",
         "calls_by_change": {},
+        "idea_formats": {},
         "blocklist": False,
         "no_aggregation": "first_call",
         "even_split": "tie",

@@ -76,13 +76,14 @@ def test_paper_grid_has_every_backbone_and_change_with_retrieval_left_out(caplog
     per_model = Counter(cell.model for cell in grid.cells)
     # 12 (setup, format) files, 7 of them pairwise: reference, P1, P2, no_aggregation on 12;
     # P3-P5 on 7; low_reasoning on 12 where the model has 'low'; purpose_mechanism on the 4 with
-    # _plan files
-    assert per_model == {m: 85 for m in BACKBONES if m != "claude-sonnet-4-5"} | {
-        "claude-sonnet-4-5": 73
+    # _plan files, P3-P5 on the 2 pairwise ones of them
+    assert per_model == {m: 91 for m in BACKBONES if m != "claude-sonnet-4-5"} | {
+        "claude-sonnet-4-5": 79
     }
     changes = {cell.change for cell in grid.cells}
     assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning",
-                       "purpose_mechanism", "no_aggregation"}  # fmt: skip
+                       "purpose_mechanism", "no_aggregation", "P3+purpose_mechanism",
+                       "P4+purpose_mechanism", "P5+purpose_mechanism"}  # fmt: skip
     retrieval = [line for line in grid.omitted if "/retrieval:" in line]
     assert len(retrieval) == 6 * 12 and "no retrieval corpus" in retrieval[0]
     setups = {cell.setup for cell in grid.cells}
@@ -160,11 +161,11 @@ def test_judge_workloads_count_calls_and_tokens_by_hand():
 def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_grid):
     planned = paper_grid.dry_run
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
-    assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 85 + 73)
+    assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 91 + 79)
     for model in BACKBONES:
         for change in (
             *("reference", "P1", "P2", "P3", "P4", "P5"),
-            *("purpose_mechanism", "no_aggregation"),
+            *("purpose_mechanism", "P4+purpose_mechanism", "no_aggregation"),
         ):
             assert f"novelty-eval/{model}/pairwise/human-only/{change}/verdicts" in planned
     table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
@@ -172,6 +173,7 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
     assert set(judges["model"]) == set(BACKBONES)
     assert set(judges[judges["model"] == "gpt-5.4"]["step"]) == {
         "reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "purpose_mechanism",
+        "P3+purpose_mechanism", "P4+purpose_mechanism", "P5+purpose_mechanism",
     }  # fmt: skip
     # both tracks: a subtotal per track, then the total of both
     subtotal = table[(table["track"] == "judges") & (table["model"] == "all")].iloc[0]

@@ -105,20 +105,32 @@ def test_grid_filters_and_logs_omitted_cells():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["judges"]["changes"] = [
         *("reference", "P1", "P2", "P3", "P4", "P5"),
-        *("retrieval", "low_reasoning", "purpose_mechanism", "no_aggregation"),
+        *("retrieval", "low_reasoning", "no_aggregation"),
     ]
+    config["judges"]["idea_formats"] = {"purpose_mechanism": ["reference", "P3", "no_aggregation"]}
     grid = judges_grid(config, REGISTRY)
     changes = {(c.format, c.change) for c in grid.cells}
     assert ("pairwise", "P3") in changes and ("pointwise", "P3") not in changes
     assert ("pointwise", "no_aggregation") in changes
     assert ("pairwise", "purpose_mechanism") in changes and ("pointwise", "retrieval") in changes
+    assert ("pairwise", "P3+purpose_mechanism") in changes
+    assert ("pointwise", "P3+purpose_mechanism") not in changes
+    plan_p3 = next(c for c in grid.cells if c.change == "P3+purpose_mechanism")
+    assert (plan_p3.prompt_change, plan_p3.idea_format) == ("P3", "purpose_mechanism")
+    assert grid.request_inputs("r", plan_p3) == {
+        "instances": "r/judges/sample/pairwise/human-only/instances-purpose_mechanism.parquet"
+    }
+    derived = next(c for c in grid.cells if c.change == "no_aggregation+purpose_mechanism")
+    assert grid.response_cell(derived) == "pointwise/human-only/purpose_mechanism"
+    requests = grid.batch_requests("r", "sample", "smollm2-135m", "cells")
+    assert not any("no_aggregation" in path for path in requests)
     assert not any(c.change == "low_reasoning" for c in grid.cells)  # SmolLM2: no effort knob
     assert any("exposes no reasoning effort" in line for line in grid.omitted)
     assert grid.models_used() == {"smollm2-135m"}
     config["judges"]["rewrite_model"] = None
     config["judges"]["retrieval"]["corpus"] = None
     reduced = {c.change for c in judges_grid(config, REGISTRY).cells}
-    assert not reduced & {"purpose_mechanism", "retrieval", "low_reasoning"}
+    assert not reduced & {"purpose_mechanism", "P3+purpose_mechanism", "retrieval", "low_reasoning"}
     config["judges"]["generation"]["generators"] = ["smollm2-135m"]
     setups = {c.setup for c in judges_grid(config, REGISTRY).cells}
     assert setups == {"human-only", "human-plus-generated", "generated-smollm2-135m"}

@@ -376,6 +376,7 @@ def test_ideation_table_reports_the_share_to_the_stronger_and_flips_by_hand():
             "soft_accuracy": [6.5 / 8, 4 / 8, 0.5],
             "tie_rate": [1 / 8, 2 / 8, 0.0],
             "flip_rate": [0.0, 4 / 8, 0.0],
+            "significant": [False, True, False],
         }
     )
     table = ideation_table(metrics)
@@ -383,8 +384,8 @@ def test_ideation_table_reports_the_share_to_the_stronger_and_flips_by_hand():
         len(table) == 2 and set(table["stronger"]) == {"big"} and set(table["weaker"]) == {"small"}
     )
     p3 = table.set_index("change").loc["P3"]
-    assert p3["to stronger (%)"] == 37.5 and p3["to stronger, ties halved (%)"] == 50.0
-    assert p3["flipped vs reference"] == 4 and p3["flipped (%)"] == 50.0
+    assert p3["strict_accuracy"] == 3 / 8 and p3["soft_accuracy"] == 4 / 8
+    assert p3["flip_rate"] == 4 / 8 and p3["strict_accuracy_difference"] == -3 / 8
 
 
 def test_judge_figures_draw_from_hand_made_metrics(tmp_path):

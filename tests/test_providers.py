@@ -20,7 +20,7 @@ from noveval.chat_requests import build_request
 from noveval.engines.client import ClientSettings, send_requests
 from noveval.engines.journal import Journal, read_records
 from noveval.engines.servers import serve
-from noveval.judges.grid import CHANGES, DERIVED, PAIRWISE_ONLY, judges_grid
+from noveval.judges.grid import CONTROLLED, DERIVED, PAIRWISE_ONLY, judges_grid
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import judge_requests
 from noveval.judges.rewrites import rewrite_requests
@@ -53,7 +53,7 @@ def changes_of(spec) -> list[str]:
     """The changes the judge grid runs for a model (low_reasoning only with a 'low' effort)."""
     return [
         change
-        for change in CHANGES
+        for change in CONTROLLED
         if change not in DERIVED and (change != "low_reasoning" or "low" in spec.effort_levels)
     ]
 
@@ -107,8 +107,7 @@ def send(loopback, spec, rows, tmp_path, monkeypatch, max_retries=2, concurrency
 @pytest.mark.parametrize("name", HOSTED)
 def test_every_hosted_model_request_is_accepted(name, loopback, tmp_path, monkeypatch):
     spec = REGISTRY.model(name)
-    # purpose_mechanism without rewritten ideas repeats the reference's calls: sent once
-    rows = list({row["request_id"]: row for row in model_requests(spec)}.values())
+    rows = model_requests(spec)
     failures, records = send(loopback, spec, rows, tmp_path, monkeypatch)
     errors = [record["error"] for record in records if record["error"]]
     assert failures == 0 and not errors, errors[:1]

@@ -26,7 +26,7 @@ from noveval.datasets import release_files
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
-from noveval.judges.grid import DERIVED, release_kind
+from noveval.judges.grid import DERIVED, release_kind, split_change
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.novbench import generation, perturbation, records
 from noveval.pricing import Usage
@@ -238,7 +238,8 @@ def judges_workloads(
     loaded: dict[str, pd.DataFrame] = {}  # file -> instances
     workloads = []
     for cell in cells:
-        if cell["change"] in DERIVED:
+        change = split_change(cell["change"])[0]  # the prompt, whatever the form of the ideas
+        if change in DERIVED:
             continue
         kind = release_kind(cell["format"], cell["change"])
         path = files[cell["dataset"]][cell["setup"]][kind]
@@ -250,7 +251,7 @@ def judges_workloads(
         if (source, cell["change"]) not in per_call:
             rows = judge_requests(
                 loaded[source].to_dict("records"),
-                change=cell["change"],
+                change=change,
                 spec=PROMPT_ONLY,
                 decoding={**decoding, "max_tokens": max_tokens},
                 calls={"pointwise": 1, "pairwise_per_order": 1},
@@ -258,7 +259,7 @@ def judges_workloads(
                 authors=authors,
             )
             per_call[source, cell["change"]] = prompt_tokens(rows, settings) / len(rows)
-        calls = calls_of(cell["change"], judges["calls"], judges["calls_by_change"])
+        calls = calls_of(change, judges["calls"], judges["calls_by_change"])
         per = (
             calls["pointwise"] if cell["format"] == "pointwise" else 2 * calls["pairwise_per_order"]
         )

@@ -1,4 +1,5 @@
-"""Judge figures from the metrics alone: cost–quality, D₋ sources, the motivating figure."""
+"""Judge figures from the metrics alone: cost–quality, D₋ sources, the motivating figure, and
+the heatmaps of one metric per change × judge (controlled study, soft accuracy, idea format)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from noveval.judges.grid import IDEATION  # noqa: E402
+from noveval.judges.grid import CHANGES, IDEATION  # noqa: E402
 
 
 def cost_quality(metrics: pd.DataFrame, png_path: str) -> None:
@@ -77,6 +78,62 @@ def d_minus_sources(metrics: pd.DataFrame, png_path: str) -> None:
         axis.set_ylabel("macro-F1 (%)" if format == "pointwise" else "strict accuracy (%)")
         axis.set_title(f"{format}, reference prompt")
         axis.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(png_path, dpi=120)
+    plt.close(figure)
+
+
+def _change_matrix(part: pd.DataFrame, column: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``column`` in % as changes (rows, table order) × judges (columns), and its cells' labels
+    (the value, * where the change differs significantly from the reference)."""
+    values = part.pivot_table(index="change", columns="model", values=column, sort=False) * 100
+    values = values.reindex([c for c in CHANGES if c in values.index])
+    marks = part.assign(
+        mark=part["significant"].fillna(False).astype(bool) & (part["change"] != "reference")
+    ).pivot_table(index="change", columns="model", values="mark", aggfunc="max", sort=False)
+    marks = marks.reindex(index=values.index, columns=values.columns).fillna(False).astype(bool)
+    labels = values.round(1).astype(str).where(values.notna(), "–") + marks.map(
+        {True: "*", False: ""}.get
+    )
+    return values, labels
+
+
+def change_grid(
+    metrics: pd.DataFrame,
+    png_path: str,
+    column: str,
+    label: str,
+    marks: bool,
+    changes: list[str] | None = None,
+) -> None:
+    """One heatmap per setup (ideation comparisons aside): ``column`` in % per change × judge,
+    with * where the change's quality differs significantly from the reference (``marks``);
+    ``changes``: only these rows (the reference always)."""
+    part = metrics[~metrics["setup"].str.startswith(IDEATION)]
+    if changes is not None:
+        part = part[part["change"].isin(["reference", *changes])]
+    setups = list(dict.fromkeys(part["setup"])) or ["(no cells)"]
+    rows = max(part["change"].nunique(), 1)
+    columns = max(part["model"].nunique(), 1)
+    figure, axes = plt.subplots(
+        1,
+        len(setups),
+        figsize=(max(6.5, 1.6 + 1.1 * columns * len(setups)), 1.4 + 0.42 * rows),
+        squeeze=False,
+    )
+    for axis, setup in zip(axes[0], setups):
+        values, labels = _change_matrix(part[part["setup"] == setup], column)
+        if not marks:
+            labels = values.round(1).astype(str).where(values.notna(), "–")
+        axis.imshow(values.to_numpy(dtype=float), cmap="viridis", vmin=0, vmax=100, aspect="auto")
+        for (i, j), text in np.ndenumerate(labels.to_numpy()):
+            bright = values.iat[i, j] > 60  # viridis turns yellow: dark text there
+            color = "black" if bright else "white"
+            axis.text(j, i, text, ha="center", va="center", fontsize=7, color=color)
+        axis.set_xticks(range(len(values.columns)), values.columns, rotation=30, ha="right")
+        axis.set_yticks(range(len(values.index)), values.index)
+        axis.set_title(setup, fontsize=9)
+    figure.suptitle(label + (" (* paired bootstrap interval excludes 0)" if marks else ""))
     figure.tight_layout()
     figure.savefig(png_path, dpi=120)
     plt.close(figure)

@@ -16,10 +16,13 @@ from noveval.registry import Registry, RegistryError
 
 log = logging.getLogger(__name__)
 
-# The authors' "idea as plan": ideas in purpose-mechanism form, from the release's
-# `{format}_plan` files, else rewritten by judges.rewrite_model.
+# The form of the ideas a cell judges: the release's ideas as written (standard), or the authors'
+# "idea as plan", in purpose-mechanism form (the release's `{format}_plan` files, else rewritten by
+# judges.rewrite_model).
+STANDARD = "standard"
 PURPOSE_MECHANISM = "purpose_mechanism"
-CHANGES = (
+IDEA_FORMATS = (STANDARD, PURPOSE_MECHANISM)
+CONTROLLED = (  # judges.changes: the reference and the controlled changes to it
     "reference",
     "P1",
     "P2",
@@ -28,20 +31,69 @@ CHANGES = (
     "P5",
     "retrieval",
     "low_reasoning",
-    PURPOSE_MECHANISM,
     "no_aggregation",
 )
+# judges.idea_formats: the changes another idea format takes (related work is retrieved for the
+# standard ideas only)
+ON_OTHER_FORMATS = tuple(change for change in CONTROLLED if change != "retrieval")
 PAIRWISE_ONLY = ("P3", "P4", "P5")
 DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no requests
 GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
 IDEATION = "ideation-"  # stronger vs weaker generator: ideation-{stronger}-vs-{weaker}
 VERSUS = "-vs-"
+EXPERT_ANNOTATIONS = "expert-annotations/judge_errors.csv"  # a release file: the expert study
+FORMAT_SEPARATOR = "+"
+
+
+def cell_change(change: str, idea_format: str = STANDARD) -> str:
+    """A cell's change name (its folder, its rows in the tables): the change itself on standard
+    ideas; on another idea format, the format's name for the reference prompt
+    (``purpose_mechanism``) and ``{change}+{format}`` for the others (``P3+purpose_mechanism``)."""
+    if idea_format == STANDARD:
+        return change
+    return idea_format if change == "reference" else f"{change}{FORMAT_SEPARATOR}{idea_format}"
+
+
+def split_change(name: str) -> tuple[str, str]:
+    """``cell_change`` backwards: (change, idea format)."""
+    if name in IDEA_FORMATS:
+        return "reference", name
+    change, _, idea_format = name.partition(FORMAT_SEPARATOR)
+    return change, idea_format or STANDARD
+
+
+# Every cell's change name, in table order: the standard ideas' changes, then each other format's.
+CHANGES = tuple(
+    cell_change(change, idea_format)
+    for idea_format in IDEA_FORMATS
+    for change in (CONTROLLED if idea_format == STANDARD else ON_OTHER_FORMATS)
+)
 
 
 def release_kind(format: str, change: str) -> str:
-    """The release file a cell reads: the authors name the purpose-mechanism form's files
-    ``{format}_plan.yaml`` (release kinds ``pointwise_plan``, ``pairwise_plan``)."""
-    return f"{format}_plan" if change == PURPOSE_MECHANISM else format
+    """The release file a cell (of change name ``change``) reads: the authors name the
+    purpose-mechanism form's files ``{format}_plan.yaml`` (kinds ``pointwise_plan``,
+    ``pairwise_plan``)."""
+    return f"{format}_plan" if split_change(change)[1] == PURPOSE_MECHANISM else format
+
+
+def configured_changes(section: dict) -> list[str]:
+    """The change names of the cells a ``judges`` config section asks for (before omissions;
+    ``idea_formats`` is optional)."""
+    return [
+        *section["changes"],
+        *(
+            cell_change(change, idea_format)
+            for idea_format, changes in section.get("idea_formats", {}).items()
+            for change in changes
+        ),
+    ]
+
+
+def instances_path(results: str, dataset: str, format: str, setup: str, idea_format: str) -> str:
+    """The instances table of one setup and format in one form of the ideas."""
+    suffix = "" if idea_format == STANDARD else f"-{idea_format}"
+    return f"{results}/judges/{dataset}/{format}/{setup}/instances{suffix}.parquet"
 
 
 def ideation_setup_name(stronger: str, weaker: str) -> str:
@@ -54,7 +106,16 @@ class JudgeCell:
     model: str
     format: str
     setup: str
-    change: str
+    change: str  # the cell's change name (``cell_change``)
+
+    @property
+    def prompt_change(self) -> str:
+        """The change to the reference run (whatever the form of the ideas)."""
+        return split_change(self.change)[0]
+
+    @property
+    def idea_format(self) -> str:
+        return split_change(self.change)[1]
 
     def folder(self, results: str) -> str:
         return (
@@ -87,14 +148,46 @@ class JudgesGrid:
         return "|".join(map(re.escape, names)) or "(?!)"
 
     def request_inputs(self, results: str, wildcards) -> dict[str, str]:
-        """A cell's instances (rewritten ones for purpose_mechanism) and, for 'retrieval', its
-        related work."""
+        """A cell's instances (``instances-{idea format}`` for another form of the ideas) and, for
+        'retrieval', its related work."""
         base = f"{results}/judges/{wildcards.dataset}/{wildcards.format}/{wildcards.setup}"
-        suffix = f"-{PURPOSE_MECHANISM}" if wildcards.change == PURPOSE_MECHANISM else ""
-        inputs = {"instances": f"{base}/instances{suffix}.parquet"}
-        if wildcards.change == "retrieval":
+        change, idea_format = split_change(wildcards.change)
+        inputs = {
+            "instances": instances_path(
+                results, wildcards.dataset, wildcards.format, wildcards.setup, idea_format
+            )
+        }
+        if change == "retrieval":
             inputs["related"] = f"{base}/related.parquet"
         return inputs
+
+    def instance_files(self, results: str, dataset: str) -> tuple[list[str], list[str]]:
+        """The instances tables a dataset's cells judge, and the idea format of each."""
+        keys = dict.fromkeys(
+            (cell.format, cell.setup, cell.idea_format)
+            for cell in self.cells
+            if cell.dataset == dataset
+        )
+        paths = [instances_path(results, dataset, *key) for key in keys]
+        return paths, [idea_format for *_, idea_format in keys]
+
+    def other_format_changes(self, dataset: str, format: str | None = None) -> list[str]:
+        """The change names of a dataset's cells (of ``format``) on another form of the ideas."""
+        names = (
+            cell.change
+            for cell in self.cells
+            if cell.dataset == dataset
+            and format in (None, cell.format)
+            and cell.idea_format != STANDARD
+        )
+        return list(dict.fromkeys(names))
+
+    def expert_annotations(self, dataset: str) -> str | None:
+        """The downloaded expert re-judgements of a declared release, if it has them."""
+        for file in self.releases.get(dataset, []):
+            if file.path == EXPERT_ANNOTATIONS:
+                return file.local
+        return None
 
     def rewritten_source(self, results: str, wildcards) -> dict[str, str]:
         """Inputs of a setup's purpose-mechanism instances: the release's file, else the
@@ -118,7 +211,7 @@ class JudgesGrid:
             (cell.format, cell.setup)
             for cell in self.cells
             if cell.dataset == dataset
-            and cell.change == PURPOSE_MECHANISM
+            and cell.idea_format == PURPOSE_MECHANISM
             and release_kind(cell.format, cell.change)
             not in self.datasets[dataset].get(cell.setup, {})
         }
@@ -152,13 +245,15 @@ class JudgesGrid:
         return [
             f"{cell.folder(results)}/requests.parquet"
             for cell in self.cells
-            if cell.dataset == dataset and cell.model == model and cell.change not in DERIVED
+            if cell.dataset == dataset and cell.model == model and cell.prompt_change not in DERIVED
         ]
 
     def batches(self) -> list[tuple[str, str, str]]:
         """Every inference job as (dataset, model, batch)."""
         jobs = dict.fromkeys(
-            (cell.dataset, cell.model, CELLS) for cell in self.cells if cell.change not in DERIVED
+            (cell.dataset, cell.model, CELLS)
+            for cell in self.cells
+            if cell.prompt_change not in DERIVED
         )
         for dataset in self.datasets:
             if self.rewrites(dataset):
@@ -217,9 +312,18 @@ class JudgesGrid:
             if cell.dataset == dataset and cell.format == format
         ]
 
+    def flip_baselines(self) -> dict[str, list[str] | None]:
+        """The runs flips are counted against: the reference, for every change; and the
+        motivating figure's first prompt, for its others (the paper's motivating example)."""
+        baselines: dict[str, list[str] | None] = {"reference": None}
+        first, *others = self.motivation["changes"] or ["reference"]
+        if first != "reference" and others:
+            baselines[first] = others
+        return baselines
+
     def models_used(self) -> set[str]:
         used = {cell.model for cell in self.cells} | set(self.generators())
-        if self.rewrite_model and any(cell.change == PURPOSE_MECHANISM for cell in self.cells):
+        if self.rewrite_model and any(cell.idea_format == PURPOSE_MECHANISM for cell in self.cells):
             used.add(self.rewrite_model)
         return used
 
@@ -230,8 +334,9 @@ class JudgesGrid:
     @staticmethod
     def response_cell(wildcards) -> str:
         """The cell whose responses a cell's verdicts read: no aggregation reads the reference
-        run's."""
-        source = "reference" if wildcards.change in DERIVED else wildcards.change
+        run's (on the same form of the ideas)."""
+        change, idea_format = split_change(wildcards.change)
+        source = cell_change("reference", idea_format) if change in DERIVED else wildcards.change
         return f"{wildcards.format}/{wildcards.setup}/{source}"
 
     def outputs(self, results: str) -> list[str]:
@@ -239,28 +344,44 @@ class JudgesGrid:
         paths = [file.local for files in self.releases.values() for file in files]
         for dataset in self.datasets:
             formats = self.formats(dataset)
+            folder = f"{results}/judges/{dataset}"
             for format in formats:
                 paths += [
-                    f"{results}/judges/{dataset}/{format}/{name}"
-                    for name in ("metrics.csv", "tables.md")
+                    f"{folder}/{format}/{name}"
+                    for name in ("metrics.csv", "tables.md", "controlled_study.png")
                 ]
             if formats:
                 paths += [
-                    f"{results}/judges/{dataset}/{name}"
-                    for name in ("cost_quality.png", "d_minus_sources.png")
+                    f"{folder}/{name}"
+                    for name in (
+                        "cost_quality.png",
+                        "d_minus_sources.png",
+                        "flip_rates.csv",
+                        "flip_rates.md",
+                        "dataset_sizes.csv",
+                        "dataset_sizes.md",
+                    )
                 ]
-            if "pairwise" in formats and self.motivation["model"]:
-                paths.append(f"{results}/judges/{dataset}/motivation.png")
+            if "pairwise" in formats:
+                paths.append(f"{folder}/pairwise/soft_accuracy.png")
+                if self.motivation["model"]:
+                    paths.append(f"{folder}/motivation.png")
+                if self.other_format_changes(dataset, "pairwise"):
+                    paths.append(f"{folder}/pairwise/plan_format.png")
+            if self.other_format_changes(dataset):
+                paths.append(f"{folder}/plan_format.csv")
             if any(c.dataset == dataset and c.setup.startswith(IDEATION) for c in self.cells):
-                paths.append(f"{results}/judges/{dataset}/ideation.md")
+                paths += [f"{folder}/ideation.md", f"{folder}/ideation.csv"]
+            if self.expert_annotations(dataset):
+                paths += [f"{folder}/expert_study.csv", f"{folder}/expert_study.md"]
         return paths
 
 
 def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     """Expand the config's ``judges`` section into cells, logging every omitted one."""
     section = config["judges"]
-    changes = list(section["changes"])
-    if changes and "reference" not in changes:
+    changes = configured_changes(section)
+    if changes and "reference" not in section["changes"]:
         raise ValueError("judges.changes: every change is measured against 'reference'; add it")
     substitutions = section.get("substitutions") or {}
     specs = {
@@ -314,14 +435,15 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
                 continue
             where = f"judges/{dataset}/{model}/{format}/{setup}/{change}"
             kind = release_kind(format, change)
+            prompt_change, idea_format = split_change(change)
             reason = None
-            if change in PAIRWISE_ONLY and format != "pairwise":
+            if prompt_change in PAIRWISE_ONLY and format != "pairwise":
                 continue  # by design, not an omission
-            if change == "low_reasoning" and "low" not in specs[model].effort_levels:
+            if prompt_change == "low_reasoning" and "low" not in specs[model].effort_levels:
                 reason = "the model exposes no reasoning effort 'low' (registry effort_levels)"
-            elif change == PURPOSE_MECHANISM and not rewrite_model and kind not in files:
+            elif idea_format == PURPOSE_MECHANISM and not rewrite_model and kind not in files:
                 reason = f"no {kind}.yaml in the release and no rewrite_model to write the form"
-            elif change == "retrieval" and not corpus:
+            elif prompt_change == "retrieval" and not corpus:
                 reason = "no related work: no retrieval corpus is configured"
             if reason:
                 omitted.append(f"{where}: left out, {reason}")

@@ -16,7 +16,7 @@ from noveval.files import read_tables, write_table
 from noveval.judges import generation, instances, rewrites, tables
 from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
 from noveval.judges.authors import AuthorsPrompts, apply_blocklist, blocked_titles
-from noveval.judges.grid import ideation_setup_name
+from noveval.judges.grid import DERIVED, ideation_setup_name, split_change
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.verdicts import calls_from_responses
 from noveval.registry import load_registry
@@ -79,10 +79,12 @@ def requests(
     related_path: str | None = None,
     upstream_root: str | None = None,
 ) -> None:
-    """Every call of one judge cell (``related_path``: the retrieval change's related work).
+    """Every call of one judge cell (``change``: its change name, whatever the form of the ideas
+    in ``instances_path``; ``related_path``: the retrieval change's related work).
 
     ``settings['prompts'] == 'authors'`` renders the authors' prompts from ``upstream_root``.
     """
+    change = split_change(change)[0]
     spec = load_registry(registry_path).model(model)
     authors = AuthorsPrompts(upstream_root) if settings["prompts"] == "authors" else None
     related = None
@@ -248,7 +250,7 @@ def verdicts(
     format = table["format"].iloc[0]
     responses = read_responses(responses_path, responses_cell)
     calls = calls_from_responses(responses, format, protocol["prompts"])
-    if cell["change"] == "no_aggregation":
+    if split_change(cell["change"])[0] in DERIVED:
         runs = calls["call"].max() + 1 if protocol["no_aggregation"] == "sub_runs" else None
         calls = sub_runs(calls, runs)
     rules = Rules(protocol["even_split"], protocol["all_failed"])
@@ -324,6 +326,72 @@ def d_minus_sources(metrics_paths: list[str], png_path: str) -> None:
     figures.d_minus_sources(read_tables(metrics_paths), png_path)
 
 
-def ideation_report(metrics_path: str, markdown_path: str) -> None:
-    """Share awarded to the stronger generator and flips per change, from the metrics alone."""
-    tables.write_ideation(pd.read_parquet(metrics_path), markdown_path)
+def ideation_report(metrics_path: str, csv_path: str, markdown_path: str) -> None:
+    """Share awarded to the stronger generator, its difference from the reference and flips per
+    change, from the metrics alone."""
+    tables.write_ideation(pd.read_parquet(metrics_path), csv_path, markdown_path)
+
+
+def controlled_study(metrics_path: str, png_path: str) -> None:
+    """The controlled-study figure of one format: quality per judge × change, significance
+    marked, one panel per setup."""
+    from noveval.judges import figures
+
+    table = pd.read_parquet(metrics_path)
+    format = table["format"].iloc[0] if len(table) else "pairwise"
+    label = "macro-F1 (%)" if format == "pointwise" else "strict accuracy (%)"
+    figures.change_grid(table, png_path, "quality", f"{format}: {label}", marks=True)
+
+
+def soft_accuracy(metrics_path: str, png_path: str) -> None:
+    """Pairwise soft accuracy (a tie counts half) per judge × change, one panel per setup."""
+    from noveval.judges import figures
+
+    figures.change_grid(
+        pd.read_parquet(metrics_path), png_path, "soft_accuracy", "soft accuracy (%)", marks=False
+    )
+
+
+def plan_format_figure(metrics_path: str, changes: list[str], png_path: str) -> None:
+    """Pairwise strict accuracy of the cells on another form of the ideas (``changes``) beside
+    the reference on the ideas as written, significance marked."""
+    from noveval.judges import figures
+
+    figures.change_grid(
+        pd.read_parquet(metrics_path),
+        png_path,
+        "quality",
+        "idea as a plan: strict accuracy (%)",
+        marks=True,
+        changes=changes,
+    )
+
+
+def plan_format(metrics_paths: list[str], csv_path: str) -> None:
+    """Each change on another form of the ideas beside the same change on the ideas as written."""
+    tables.write_plan_format(read_tables(metrics_paths), csv_path)
+
+
+def flip_rates(
+    verdicts_paths: dict[str, list[str]],
+    baselines: dict[str, list[str] | None],
+    csv_path: str,
+    markdown_path: str,
+) -> None:
+    """Flip rates of the changes against their baselines (``verdicts_paths``: by format)."""
+    verdicts = {format: read_tables(paths) for format, paths in verdicts_paths.items() if paths}
+    tables.write_flip_rates(verdicts, baselines, csv_path, markdown_path)
+
+
+def dataset_sizes(
+    instances_paths: list[str], idea_formats: list[str], csv_path: str, markdown_path: str
+) -> None:
+    """Pairs and ideas per setup, format and idea format, from the instances judged."""
+    loaded = [instances.read_instances(path) for path in instances_paths]
+    tables.write_dataset_sizes(loaded, idea_formats, csv_path, markdown_path)
+
+
+def expert_study(annotations_path: str, csv_path: str, markdown_path: str) -> None:
+    """Counts of the release's expert re-judgements (errors, controls, whom the expert sides
+    with)."""
+    tables.write_expert_study(annotations_path, csv_path, markdown_path)

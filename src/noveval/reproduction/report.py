@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.files import read_tables
-from noveval.judges.grid import CHANGES
+from noveval.judges.grid import CHANGES, configured_changes
 from noveval.novbench.tables import HUMAN
 
 log = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ def configured(config: dict) -> dict:
                 if entry is not None and name in mapped("judges")
             },
             "models": list(judges["models"]),
-            "changes": list(judges["changes"]),
+            "changes": configured_changes(judges),
         },
     }
 
