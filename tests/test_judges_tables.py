@@ -300,6 +300,8 @@ def test_the_purpose_mechanism_cell_sends_what_it_sent_and_p4_on_plans_is_p4(tmp
         "calls_by_change": {"P4": {"pairwise_per_order": 1}},
         "structured_output": False,
         "reasoning_chars": None,
+        "prompt_caching": False,
+        "reasoning_summary": None,
     }
     authors = AuthorsPrompts(upstream)
     for change, prompt in [

@@ -149,7 +149,7 @@ def test_the_report_compares_flip_rates_sizes_ranges_significance_and_the_expert
     assert motivation["verdict"] == "not run" and "against P3" in motivation["reason"]
     plan = at("plan-format figure", "gpt-5.4 pairwise human-only P4+purpose_mechanism",
               "difference")  # fmt: skip
-    assert plan["verdict"] == "not run" and "purpose-mechanism" in plan["reason"]
+    assert plan["verdict"] == "not run" and "judges.idea_formats" in plan["reason"]
     assert judges.loc[judges["verdict"] == "not run", "reason"].str.len().gt(0).all()
 
 

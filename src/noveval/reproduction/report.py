@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.files import read_tables
-from noveval.judges.grid import CHANGES, configured_changes
+from noveval.judges.grid import CHANGES, STANDARD, configured_changes, split_change
 from noveval.novbench.tables import HUMAN
 
 log = logging.getLogger(__name__)
@@ -254,7 +254,8 @@ def judges_row(
     if row.model and not any(selects(row.model, m) for m in grid["models"]):
         return _not_run(_unconfigured("model", row.model, "judges.models"))
     if not any(selects(row.change, c) for c in grid["changes"]):
-        return _not_run(_unconfigured("change", row.change, "judges.changes"))
+        key = "judges.idea_formats" if split_change(row.change)[1] != STANDARD else "judges.changes"
+        return _not_run(_unconfigured("change", row.change, key))
     if row.versus:
         return _not_run(
             f"the run's flip rates are against each judge's reference; this one is against "
