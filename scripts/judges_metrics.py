@@ -10,5 +10,5 @@ with log_to(snakemake.log[0]):
         snakemake.params.bootstrap,
         snakemake.output.parquet,
         snakemake.output.csv,
-        cost=snakemake.params.cost,
+        compute=snakemake.params.compute,
     )

@@ -71,7 +71,7 @@ def test_defaults_fill_a_minimal_config():
         "no_aggregation": "first_call",
         "even_split": "tie",
         "all_failed": "tie",
-        "cost": "all_calls",
+        "compute_usd_per_hour": {"gpu": None, "cpu": None},
         "rewrite_model": None,
         "rewrite_max_tokens": 192,
         "retrieval": {"corpus": None, "top_k": 5, "encoder": "all-minilm-l6-v2"},

@@ -36,7 +36,10 @@ VERDICT_COLUMNS = [
     "input_tokens",
     "output_tokens",
     "cost_usd",
-    "cost_per_call_usd",
+    "cached_input_tokens",
+    "cache_creation_tokens",
+    "batch_calls",
+    "latency_s",
 ]
 
 
@@ -262,9 +265,10 @@ def metrics(
     bootstrap: dict,
     parquet_path: str,
     csv_path: str,
-    cost: str,
+    compute: dict[str, dict],
 ) -> None:
-    """One metrics row per judge × setup × change of one format (``cost``: its basis)."""
+    """One metrics row per judge × setup × change of one format (``compute``: the local
+    judges' devices and price, ``summary.local_compute``)."""
     from noveval.judges import summary
 
     frame = read_tables(verdicts_paths)
@@ -274,7 +278,7 @@ def metrics(
         bootstrap["resamples"],
         bootstrap["seed"],
         method=bootstrap["method"],
-        cost=cost,
+        compute={model: summary.Compute(**spec) for model, spec in compute.items()},
     )
     write_table(table, parquet_path)
     table.to_csv(csv_path, index=False)
