@@ -17,6 +17,7 @@ import yaml
 from conftest import REPO, shared_file
 
 from noveval.judges.aggregation import aggregate, sub_runs
+from noveval.judges.figures import cost_quality_figure, overlapping
 from noveval.judges.prompts import call_item_id
 from noveval.judges.summary import Compute, local_compute, metrics_table
 from noveval.judges.verdicts import calls_from_responses
@@ -178,3 +179,41 @@ def test_a_price_key_the_pricing_does_not_know_is_an_error_naming_it(tmp_path):
     path.write_text(yaml.safe_dump({"models": {"m": {**entry, "price_per_million": bad}}}))
     with pytest.raises(RegistryError, match="unknown: cache_read"):
         load_registry(path)
+
+
+def test_the_cost_quality_figure_plots_compute_on_its_own_axis_with_no_label_overlapping():
+    changes = ["reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "no_aggregation"]
+    rows = [  # a local judge: every change at almost the same point, no price
+        {
+            "model": "smollm2-135m",
+            "setup": "human-only",
+            "change": change,
+            "format": "pairwise",
+            "cost_usd": float("nan"),
+            "cost_basis": "CPU-hours",
+            "compute_hours": 0.5 + 0.001 * i,
+            "quality": 0.6 + 0.001 * i,
+        }
+        for i, change in enumerate(changes)
+    ] + [  # an API judge, priced in USD
+        {
+            "model": "gpt-5.4",
+            "setup": "human-only",
+            "change": change,
+            "format": "pairwise",
+            "cost_usd": 10.0 + 0.01 * i,
+            "cost_basis": "USD",
+            "compute_hours": float("nan"),
+            "quality": 0.83,
+        }
+        for i, change in enumerate(changes)
+    ]
+    figure = cost_quality_figure(pd.DataFrame(rows))
+    renderer = figure.canvas.get_renderer()
+    compute, usd = figure.axes
+    assert compute.get_xlabel() == "CPU job-hours of the run (from call latency)"
+    assert usd.get_xlabel() == "cost of the run (USD)"
+    assert compute.get_xlim() == (0, pytest.approx(0.507 * 1.2))
+    for axis in (compute, usd):
+        assert sorted(text.get_text() for text in axis.texts) == sorted(changes)
+        assert overlapping(axis.texts, renderer) == []
