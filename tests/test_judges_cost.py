@@ -167,7 +167,8 @@ def test_a_local_judge_costs_its_device_hours_priced_where_configured():
     metrics = metrics_table(table, "pairwise", 200, 0, compute=priced).set_index("change")
     assert metrics.loc["reference", "cost_usd"] == pytest.approx(2 * latency / 16 / 3600 * 2.5)
     assert metrics.loc["reference", "cost_basis"] == "USD"
-    assert metrics.loc["reference", "pricing"] == "GPU-hours from call latency at 2.5 USD"
+    pricing = metrics.loc["reference", "pricing"]
+    assert pricing == "GPU-hours from call latency at 2.5 USD per GPU-hour"
     cpu = local_compute(REGISTRY, ["smollm2-135m"], 16, {"cpu": 0.1})["smollm2-135m"]
     assert cpu == {"unit": "CPU", "devices": 1, "in_flight": 1, "usd_per_hour": 0.1}
 

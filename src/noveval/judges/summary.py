@@ -70,24 +70,23 @@ def pricing_label(calls: int, batch_calls: int, cached: int, written: int) -> st
     return " + ".join([mode, *(name for name, tokens in extras.items() if tokens)])
 
 
+COUNTS = [
+    "n_calls",
+    "n_failed",
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "cache_creation_tokens",
+    "batch_calls",
+]
+
+
 def _totals(group: pd.DataFrame) -> dict:
-    """Calls, tokens, USD, batch calls and latency of a configuration's verdict rows."""
-    column = {
-        "n_calls": "n_calls",
-        "n_failed_calls": "n_failed",
-        "input_tokens": "input_tokens",
-        "output_tokens": "output_tokens",
-        "cached_input_tokens": "cached_input_tokens",
-        "cache_creation_tokens": "cache_creation_tokens",
-        "batch_calls": "batch_calls",
-        "latency_s": "latency_s",
-    }
-    totals = {key: group[name].sum() if name in group else 0 for key, name in column.items()}
-    totals = {key: int(value) for key, value in totals.items() if key != "latency_s"} | {
-        "latency_s": float(totals["latency_s"]),
-        "api_usd": float(group["cost_usd"].sum()),
-    }
-    return totals
+    """Calls, tokens, batch calls, latency and USD of a configuration's verdict rows (zero
+    where a table does not record them)."""
+    totals = {name: int(group[name].sum()) if name in group else 0 for name in COUNTS}
+    latency = float(group["latency_s"].sum()) if "latency_s" in group else 0.0
+    return totals | {"latency_s": latency, "api_usd": float(group["cost_usd"].sum())}
 
 
 def cost_columns(
@@ -117,7 +116,7 @@ def cost_columns(
         priced = compute.usd_per_hour is not None
         usd = hours * compute.usd_per_hour if priced else float("nan")
         label = f"{compute.unit}-hours from call latency" + (
-            f" at {compute.usd_per_hour:g} USD" if priced else ""
+            f" at {compute.usd_per_hour:g} USD per {compute.unit}-hour" if priced else ""
         )
     basis = compute.basis if compute else USD
     return {"cost_usd": usd, "cost_basis": basis, "compute_hours": hours, "pricing": label}
@@ -171,7 +170,7 @@ def metrics_table(
             "n_instances": len(runs),
             "n_runs": len(runs.columns),
             "n_calls": totals["n_calls"],
-            "n_failed_calls": totals["n_failed_calls"],
+            "n_failed_calls": totals["n_failed"],
             "input_tokens": totals["input_tokens"],
             "output_tokens": totals["output_tokens"],
             "cached_input_tokens": totals["cached_input_tokens"],
