@@ -300,7 +300,7 @@ def test_judge_output_tokens_are_calibrated_on_published_costs_and_held_out_cell
     assert calibrate(workloads, published, REGISTRY, "live").values[
         "gpt-5.4", "pairwise", "reference"
     ].per_call == pytest.approx((0.5 * (2500 + 500 * 15) - 2500) / 15)
-    calibrated, table = calibrated_judges(workloads, calibration, REGISTRY, 16000, 1700)
+    calibrated, table = calibrated_judges(workloads, calibration, REGISTRY, 16000, PlanSettings())
     per_call = table.set_index(["model", "change"])
     assert per_call.loc[("gpt-5.4", "P4"), "output_tokens_per_call"] == 1700  # no P3 published
     assert per_call.loc[("gpt-5.4", "P4"), "derived_from"] == "assumed: no published cost"
@@ -308,9 +308,11 @@ def test_judge_output_tokens_are_calibrated_on_published_costs_and_held_out_cell
     assert per_call.loc[("gpt-5.2", "reference"), "derived_from"] == (
         "as gpt-5.4 (same responses API)"
     )
-    assert per_call.loc[("qwen3-8b", "reference"), "output_tokens_per_call"] == 1700
+    assert per_call.loc[("qwen3-8b", "reference"), "output_tokens_per_call"] == 1700  # reasons
     assert calibrated[0].output_tokens == 154 * 6 * 500
-    _, capped = calibrated_judges(workloads, calibration, REGISTRY, 300, 1700)
+    _, capped = calibrated_judges(workloads, calibration, REGISTRY, 300, PlanSettings())
     assert capped["output_tokens_per_call"].max() == 300
+    nothing = calibrate(workloads[-1:], published, REGISTRY)  # no published cell planned
+    assert nothing.values == {} and nothing.held_out.empty
     plan = plan_table(calibrated, REGISTRY, 16, PlanSettings())
     assert (plan["api_cost_batch_usd"] - plan["api_cost_usd"] / 2).abs().max() <= 0.005

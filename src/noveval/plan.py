@@ -292,11 +292,11 @@ def calibrated_judges(
     calibration: Calibration,
     registry: Registry,
     max_tokens: int,
-    assumed: int,
+    settings: PlanSettings,
 ) -> tuple[list[Workload], pd.DataFrame]:
     """``workloads`` with each judge cell's output tokens from ``calibration`` (per call, capped
-    at ``max_tokens``; ``assumed`` where nothing is published), and the values used per backbone,
-    format and change."""
+    at ``max_tokens``; the plan's assumption where nothing is published), and the values used
+    per backbone, format and change."""
     rows, calibrated = {}, []
     for workload in workloads:
         if workload.track != "judges":
@@ -304,6 +304,7 @@ def calibrated_judges(
             continue
         format = workload.strategy.split("/")[0]
         spec = registry.model(workload.model)
+        assumed = output_tokens_per_call(spec, max_tokens, settings)
         value = calibration.output_tokens(spec, format, workload.step, assumed)
         per_call = min(max_tokens, round(value.per_call))
         calibrated.append(replace(workload, output_tokens=workload.calls * per_call))
@@ -521,7 +522,9 @@ def held_out_note(calibration: Calibration) -> str:
     """The plan's error on the published costs kept out of its calibration, in words."""
     held = calibration.held_out
     if held is None or held.empty:
-        return "No published cost is held out of the calibration (none of its cells is planned)."
+        return (
+            "No published cost is held out of the calibration: none of its cells is in this grid."
+        )
     cells = "; ".join(
         f"{row.model} {row.setup} {row.format} {row.change}: {row.plan_usd:.2f} USD planned, "
         f"{row.published_usd:g} USD published ({row.error:+.0%})"
@@ -707,9 +710,8 @@ def compute_plan(
         calibration = calibrate(
             judge_workloads, published("judges"), registry, settings.published_pricing
         )
-        assumed = settings.answer_tokens + settings.reasoning_tokens
         judge_workloads, output_tokens = calibrated_judges(
-            judge_workloads, calibration, registry, judges["max_tokens"], assumed
+            judge_workloads, calibration, registry, judges["max_tokens"], settings
         )
         workloads += judge_workloads
         log.info("judge output tokens per call:\n%s", output_tokens.to_string(index=False))

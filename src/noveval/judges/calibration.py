@@ -128,14 +128,16 @@ def calibrate(workloads, published: pd.DataFrame, registry, pricing: str = "live
     and the plan's prediction of the held-out cells."""
     share = PRICE_SHARE[pricing]
     cells = _cells(workloads, published)
-    held = cells[["setup", "format", "change"]].apply(tuple, axis=1).isin(HELD_OUT)
+    keys = zip(cells["setup"], cells["format"], cells["change"])
+    held = pd.Series([key in HELD_OUT for key in keys], index=cells.index, dtype=bool)
 
     def output(row) -> float:
         prices = registry.model(row["model"]).price_per_million
         per_call = row["published_usd"] / row["calls"] / share * 1e6
         return (per_call - row["input_per_call"] * prices["input"]) / prices["output"]
 
-    used = cells[~held].assign(output=lambda frame: frame.apply(output, axis=1))
+    used = cells[~held].copy()
+    used["output"] = [output(row) for row in used.to_dict("records")]
     values = {}
     for (model, format, change), group in used.groupby(["model", "format", "change"]):
         per_call = (group["output"] * group["calls"]).sum() / group["calls"].sum()
