@@ -24,6 +24,7 @@ is a cell of calls, so neither calibrates.
 
 from __future__ import annotations
 
+import logging
 import statistics
 from dataclasses import dataclass, replace
 
@@ -31,6 +32,8 @@ import pandas as pd
 
 from noveval.judges.grid import DERIVED
 from noveval.pricing import BATCH_SHARE
+
+log = logging.getLogger(__name__)
 
 # Instances of the authors' cost runs (cost_efficiency.ipynb, column n): 161 pairs per pairwise
 # set, 313 Human-Only and 322 Human+Generated ideas, before the blocklist.
@@ -141,6 +144,15 @@ def calibrate(workloads, published: pd.DataFrame, registry, pricing: str = "live
     values = {}
     for (model, format, change), group in used.groupby(["model", "format", "change"]):
         per_call = (group["output"] * group["calls"]).sum() / group["calls"].sum()
+        if per_call < 0:
+            log.warning(
+                "%s %s %s: the published cost is less than its input alone at %s prices "
+                "(calibrated to 0 output tokens); the runs were not priced so",
+                model,
+                format,
+                change,
+                pricing,
+            )
         values[model, format, change] = OutputTokens(
             max(per_call, 0.0), f"{', '.join(sorted(group['setup']))} cost"
         )
