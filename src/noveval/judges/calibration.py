@@ -10,8 +10,9 @@ the output tokens per call:
     output = (cost / calls / price share - input x input price) / output price
 
 where the price share is 1 for live calls and 0.5 through a batch API (the plan's
-``published_pricing``, batch by default: at live prices claude-opus-4-6's published P3 and
-low-effort costs are less than the authors' prompts alone would cost). All input is priced
+``published_pricing``, batch by default: at live prices claude-opus-4-6's published low-effort
+costs are less than the authors' prompts alone would cost, and its P3 costs leave 14 output
+tokens a call for a reasoned answer). All input is priced
 uncached: Claude's prompt caching, which would lower it, is not modelled.
 Each backbone x format x change pools the cells it has (calls-weighted). A few cells are held out
 (``HELD_OUT``): the plan predicts their cost from the calibration and reports its error.
