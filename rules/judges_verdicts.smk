@@ -1,3 +1,6 @@
+from noveval.judges.summary import local_compute
+
+
 # The judge track's verdicts per cell and metrics per dataset and format.
 rule judges_verdicts:
     input:
@@ -53,7 +56,12 @@ rule judges_metrics:
             step="noveval.judges.steps",
         ),
         bootstrap=config["judges"]["bootstrap"],
-        cost=config["judges"]["cost"],
         substitutes=JUDGES.substitutes,
+        compute=local_compute(
+            REGISTRY,
+            config["judges"]["models"],
+            config["inference"]["concurrency"],
+            config["judges"]["compute_usd_per_hour"],
+        ),
     script:
         "../scripts/judges_metrics.py"

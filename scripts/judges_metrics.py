@@ -10,6 +10,6 @@ with log_to(snakemake.log[0]):
         snakemake.params.bootstrap,
         snakemake.output.parquet,
         snakemake.output.csv,
-        cost=snakemake.params.cost,
         substitutes=snakemake.params.substitutes,
+        compute=snakemake.params.compute,
     )

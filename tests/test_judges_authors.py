@@ -265,15 +265,13 @@ def test_no_aggregation_is_the_mean_of_three_single_call_runs():
     runs = frames[1].pivot(index="instance_id", columns="run", values="verdict")
     assert runs.loc["a"].tolist() == [0, 1, TIE]
     assert runs.loc["c"].tolist() == [1, 0, 1]
-    table = metrics_table(pd.concat(frames), "pairwise", 2000, 42, cost="one_call").set_index(
-        "change"
-    )
+    table = metrics_table(pd.concat(frames), "pairwise", 2000, 42).set_index("change")
     # strict accuracy per run: 3/3, 1/3, 2/3 → mean 2/3; ties 0, 0, 1/3 → 1/9
     assert table.loc["no_aggregation", "quality"] == pytest.approx(2 / 3)
     assert table.loc["no_aggregation", "tie_rate"] == pytest.approx(1 / 9)
     assert table.loc["no_aggregation", "n_runs"] == 3
-    # one decision at one call per order: 3 pairs × 2 calls × $0.03
-    assert table.loc["reference", "cost_usd"] == pytest.approx(0.18)
+    # the run's total: 3 pairs × 2 orders × 3 calls × $0.03; no aggregation: a third of it
+    assert table.loc["reference", "cost_usd"] == pytest.approx(0.54)
     assert table.loc["no_aggregation", "cost_usd"] == pytest.approx(0.18)
 
 

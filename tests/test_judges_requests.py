@@ -320,9 +320,7 @@ def test_a_substitution_runs_the_successor_and_its_metrics_name_the_model_it_rep
     pd.DataFrame(rows).to_parquet(verdicts)
     bootstrap = {"resamples": 200, "seed": 42, "method": "percentile"}
     parquet, table_csv = tmp_path / "metrics.parquet", tmp_path / "metrics.csv"
-    steps.metrics(
-        [str(verdicts)], "pairwise", bootstrap, parquet, table_csv, "all_calls", grid.substitutes
-    )
+    steps.metrics([str(verdicts)], "pairwise", bootstrap, parquet, table_csv, {}, grid.substitutes)
     metrics = pd.read_parquet(parquet).set_index("model")
     assert list(pd.read_csv(table_csv).columns[:2]) == ["model", "substitutes_for"]
     assert metrics.loc["gpt-4o-mini", "substitutes_for"] == "smollm2-135m"

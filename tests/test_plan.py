@@ -21,8 +21,11 @@ from noveval.chat_requests import REQUEST_COLUMNS, build_request
 from noveval.datasets import download, release_files
 from noveval.engines.servers import server_command
 from noveval.files import write_table
+from noveval.judges.calibration import calibrate
 from noveval.plan import (
     PlanSettings,
+    Workload,
+    calibrated_judges,
     novbench_workloads,
     output_tokens_per_call,
     plan_table,
@@ -247,3 +250,69 @@ def test_release_download_checks_its_digest(tmp_path):
     assert not Path(wrong.path).exists()
     with pytest.raises(FileNotFoundError, match="novbench dataset 'x': no file at"):
         release_files({"x": str(tmp_path / "missing.json")}, tmp_path)
+
+
+def _judge_cell(model, format, setup, change, papers, calls_each, input_per_call):
+    calls = papers * calls_each
+    return Workload(track="judges", dataset="d", model=model, batch="cells", step=change,
+                    strategy=f"{format}/{setup}", perturbation="none", papers=papers,
+                    calls=calls, input_tokens=calls * input_per_call, output_tokens=0,
+                    stand_in=False)  # fmt: skip
+
+
+def _published(*cells):
+    return pd.DataFrame(
+        [{"metric": "cost_usd", "model": model, "format": format, "setup": setup,
+          "change": change, "paper_value": usd} for model, format, setup, change, usd in cells]
+    )  # fmt: skip
+
+
+def test_judge_output_tokens_are_calibrated_on_published_costs_and_held_out_cells_scored():
+    workloads = [
+        # the plan's cells: 154 pairs x 2 orders x 3 calls of 1,000 input tokens
+        _judge_cell("gpt-5.4", "pairwise", "human-only", "reference", 154, 6, 1000),
+        _judge_cell("gpt-5.4", "pairwise", "human-plus-generated", "low_reasoning", 154, 6, 1000),
+        _judge_cell("gpt-5.4", "pairwise", "human-only", "low_reasoning", 154, 6, 1000),
+        _judge_cell("gpt-5.4", "pairwise", "human-only", "P4", 154, 2, 800),
+        _judge_cell("gpt-5.2", "pairwise", "human-only", "reference", 154, 6, 1000),
+        _judge_cell("qwen3-8b", "pairwise", "human-only", "reference", 154, 6, 1000),
+    ]
+    published = _published(
+        # the authors' run: 161 pairs x 6 calls = 966 calls at batch prices (half)
+        ("gpt-5.4", "pairwise", "human-only", "reference", 966 * 0.5 * (2500 + 500 * 15) / 1e6),
+        ("gpt-5.4", "pairwise", "human-only", "low_reasoning", 966 * 0.5 * (2500 + 200 * 15) / 1e6),
+        # held out: 150 output tokens per call
+        ("gpt-5.4", "pairwise", "human-plus-generated", "low_reasoning",
+         966 * 0.5 * (2500 + 150 * 15) / 1e6),
+        ("gpt-5.4", "pairwise", "human-only", "retrieval", 99.0),  # holds its collection: not used
+    )  # fmt: skip
+    calibration = calibrate(workloads, published, REGISTRY, "batch")
+    assert set(calibration.values) == {
+        ("gpt-5.4", "pairwise", "reference"),
+        ("gpt-5.4", "pairwise", "low_reasoning"),
+    }
+    assert calibration.values["gpt-5.4", "pairwise", "reference"].per_call == pytest.approx(500)
+    held = calibration.held_out.iloc[0]
+    assert (held["setup"], held["change"]) == ("human-plus-generated", "low_reasoning")
+    # predicted with the calibrated 200 tokens: 966 x 0.5 x (2,500 + 3,000) / 1e6
+    assert held["plan_usd"] == pytest.approx(966 * 0.5 * 5500 / 1e6)
+    assert held["error"] == pytest.approx(5500 / 4750 - 1)
+    assert calibrate(workloads, published, REGISTRY, "live").values[
+        "gpt-5.4", "pairwise", "reference"
+    ].per_call == pytest.approx((0.5 * (2500 + 500 * 15) - 2500) / 15)
+    calibrated, table = calibrated_judges(workloads, calibration, REGISTRY, 16000, PlanSettings())
+    per_call = table.set_index(["model", "change"])
+    assert per_call.loc[("gpt-5.4", "P4"), "output_tokens_per_call"] == 1700  # no P3 published
+    assert per_call.loc[("gpt-5.4", "P4"), "derived_from"] == "assumed: no published cost"
+    assert per_call.loc[("gpt-5.2", "reference"), "output_tokens_per_call"] == 500
+    assert per_call.loc[("gpt-5.2", "reference"), "derived_from"] == (
+        "as gpt-5.4 (same responses API)"
+    )
+    assert per_call.loc[("qwen3-8b", "reference"), "output_tokens_per_call"] == 1700  # reasons
+    assert calibrated[0].output_tokens == 154 * 6 * 500
+    _, capped = calibrated_judges(workloads, calibration, REGISTRY, 300, PlanSettings())
+    assert capped["output_tokens_per_call"].max() == 300
+    nothing = calibrate(workloads[-1:], published, REGISTRY)  # no published cell planned
+    assert nothing.values == {} and nothing.held_out.empty
+    plan = plan_table(calibrated, REGISTRY, 16, PlanSettings())
+    assert (plan["api_cost_batch_usd"] - plan["api_cost_usd"] / 2).abs().max() <= 0.005

@@ -5,10 +5,12 @@ functions the requests rule uses) for the papers at hand, their characters count
 ``chars_per_token`` (4: the usual rule of thumb for English with BPE tokenizers), and the mean per
 call is scaled to the dataset's paper count. A dataset whose file is not on disk yet (declared by
 URL and size, see ``noveval.datasets``) is stood in for by the shipped sample's papers. Output
-tokens per call are an assumption: ``answer_tokens`` (the mean length of the model answers in
-NovBench's human-evaluation files), plus ``reasoning_tokens`` for models that reason, capped at
-``decoding.max_tokens``. GPU-hours = GPUs x (startup + output tokens / throughput) per job, with
-the registry's ``throughput_tokens_per_s``; prefill is neglected (an order of magnitude faster).
+tokens per call of a generation are an assumption: ``answer_tokens`` (the mean length of the
+model answers in NovBench's human-evaluation files), plus ``reasoning_tokens`` for models that
+reason, capped at ``decoding.max_tokens``; a judge call's are calibrated on the judge study's
+published costs (``noveval.judges.calibration``), capped at ``judges.max_tokens``. GPU-hours =
+GPUs x (startup + output tokens / throughput) per job, with the registry's
+``throughput_tokens_per_s``; prefill is neglected (an order of magnitude faster).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import pandas as pd
@@ -26,11 +28,13 @@ from noveval.datasets import release_files
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
+from noveval.judges.calibration import Calibration, calibrate
 from noveval.judges.grid import DERIVED, release_kind, split_change
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.novbench import generation, perturbation, records
-from noveval.pricing import Usage
+from noveval.pricing import BATCH_SHARE, Usage
 from noveval.registry import ModelSpec, Registry, load_registry
+from noveval.reproduction.report import published
 from noveval.scoring_cost import plan_jobs, plan_note
 
 # Prompts are rendered only to count their tokens: any model stands in for the cell's.
@@ -52,6 +56,7 @@ class PlanSettings:
     startup_min: float = 5.0
     api_tokens_per_s: float = 50.0
     runtime_safety: float = 1.5
+    published_pricing: str = "batch"  # how the judge study's published runs were priced
     sample: str = "data/sample/novbench_sample.json"
     judges_sample: str = "data/sample/judges/human-only"
 
@@ -283,6 +288,37 @@ def judges_workloads(
     return workloads
 
 
+def calibrated_judges(
+    workloads: list[Workload],
+    calibration: Calibration,
+    registry: Registry,
+    max_tokens: int,
+    settings: PlanSettings,
+) -> tuple[list[Workload], pd.DataFrame]:
+    """``workloads`` with each judge cell's output tokens from ``calibration`` (per call, capped
+    at ``max_tokens``; the plan's assumption where nothing is published), and the values used
+    per backbone, format and change."""
+    rows, calibrated = {}, []
+    for workload in workloads:
+        if workload.track != "judges":
+            calibrated.append(workload)
+            continue
+        format = workload.strategy.split("/")[0]
+        spec = registry.model(workload.model)
+        assumed = output_tokens_per_call(spec, max_tokens, settings)
+        value = calibration.output_tokens(spec, format, workload.step, assumed)
+        per_call = min(max_tokens, round(value.per_call))
+        calibrated.append(replace(workload, output_tokens=workload.calls * per_call))
+        rows[workload.model, format, workload.step] = {
+            "model": workload.model,
+            "format": format,
+            "change": workload.step,
+            "output_tokens_per_call": per_call,
+            "derived_from": value.source,
+        }
+    return calibrated, pd.DataFrame(list(rows.values()))
+
+
 PLAN_COLUMNS = [
     "track",
     "model",
@@ -301,6 +337,7 @@ PLAN_COLUMNS = [
     "gpu_hours_saved",
     "job_hours_max",
     "api_cost_usd",
+    "api_cost_batch_usd",
 ]
 
 
@@ -369,6 +406,7 @@ def plan_table(
         totals = [_total(part, keys, track) for track, part in table.groupby("track", sort=False)]
         totals.append(_total(table, keys, "total"))
     table = pd.concat([table, pd.DataFrame(totals)], ignore_index=True)
+    table["api_cost_batch_usd"] = table["api_cost_usd"] * BATCH_SHARE
     for column in ("cells", "jobs", "requests", "input_tokens", "output_tokens", "gpus_per_job"):
         table[column] = table[column].astype(int)
     for column in (
@@ -377,6 +415,7 @@ def plan_table(
         "gpu_hours_saved",
         "job_hours_max",
         "api_cost_usd",
+        "api_cost_batch_usd",
     ):
         table[column] = table[column].round(2)
     return table[PLAN_COLUMNS]
@@ -392,8 +431,6 @@ def _total(table: pd.DataFrame, keys: list[str], track: str) -> dict:
 
 PAPER_GPU_HOURS = (5, 70)  # NovBench paper: GPU-hours per model
 PAPER_JUDGES_USD = 15_000  # the judge study: about this much in API calls, all experiments
-# figure_values.md (cost_efficiency.ipynb): claude-opus-4-6, reference, Human-Only pairwise, 3 + 3
-PAPER_JUDGE_CELL = ("claude-opus-4-6", "reference", "pairwise/human-only", 13.46)
 
 
 def plan_notes(
@@ -402,12 +439,12 @@ def plan_notes(
     settings: PlanSettings,
     decoding: dict,
     authors: str = "builtin",
-    registry: Registry | None = None,
+    calibration: Calibration | None = None,
 ) -> str:
     """The assumptions behind the numbers, and how they compare with the papers', in words."""
     lines = [
         f"- Input tokens: rendered prompts, {settings.chars_per_token:g} characters per token.",
-        f"- Output tokens per call: {settings.answer_tokens} (answer) + "
+        f"- Output tokens per NovBench call: {settings.answer_tokens} (answer) + "
         f"{settings.reasoning_tokens} for reasoning models, capped at "
         f"decoding.max_tokens = {decoding['max_tokens']}. `change` prompts are estimated from "
         "the unperturbed descriptions (paraphrases are a model's output).",
@@ -421,7 +458,8 @@ def plan_notes(
         f"cell would have added ({int(table['cells'].iloc[-1])} cells, "
         f"{int(table['jobs'].iloc[-1])} jobs, {table['gpu_hours_saved'].iloc[-1]:g} GPU-hours).",
         "- API cost: list prices per million tokens (models.yaml), reasoning tokens billed as "
-        "output.",
+        "output; api_cost_usd: live calls, api_cost_batch_usd: through the provider's batch API "
+        "(half price).",
         plan_note(),
         "- Not estimated here: for the judges, D₋ "
         "generation and purpose-mechanism rewrites by the pipeline (the paper grid reads both "
@@ -435,7 +473,7 @@ def plan_notes(
         )
     lines.append(_paper_comparison(table))
     if any(w.track == "judges" for w in workloads):
-        lines.append(_judges_notes(table, workloads, settings, authors, registry))
+        lines.append(_judges_notes(table, workloads, settings, authors, calibration))
     return "\n".join(lines)
 
 
@@ -444,10 +482,12 @@ def _judges_notes(
     workloads: list[Workload],
     settings: PlanSettings,
     authors: str,
-    registry: Registry,
+    calibration: Calibration | None,
 ) -> str:
-    """The judge track's assumptions and its total against the paper's."""
+    """The judge track's assumptions, its total against the paper's, and the calibration's
+    error on the held-out published costs."""
     usd = table[(table["track"] == "judges") & (table["model"] != "all")]["api_cost_usd"].sum()
+    batch = usd * BATCH_SHARE
     prompts = {
         "authors": "the authors' templates",
         "builtin": "our templates",
@@ -457,25 +497,19 @@ def _judges_notes(
         f"- Judges: one row per backbone and change (step); calls = instances x calls per "
         f"instance (pointwise: calls.pointwise; pairwise: 2 orders x pairwise_per_order, "
         f"calls_by_change applied); no_aggregation reuses the reference's answers (no calls). "
-        f"Prompts rendered from {prompts}; output tokens as above, capped at judges.max_tokens. "
+        f"Prompts rendered from {prompts}; output tokens per call calibrated on the published "
+        "costs (section Judge output tokens), capped at judges.max_tokens. "
         f"Total {usd:,.0f} USD against the paper's about {PAPER_JUDGES_USD:,} USD for all its "
-        "experiments; this grid counts one run of each cell."
+        f"experiments ({batch:,.0f} USD through batch APIs); this grid counts one run of each "
+        "cell."
     )
     if not any(w.track == "judges" and w.step == "retrieval" for w in workloads):
         text += (
             " Retrieval is not in it (the paper's related work came from an LLM-assisted search "
             "whose results are not released; its cells are left out)."
         )
-    model, change, cell, paper_usd = PAPER_JUDGE_CELL
-    for w in workloads:
-        if (w.model, w.step, w.strategy) == (model, change, cell):
-            one_call = 2 * w.papers / w.calls  # the paper's cost: one call per order
-            ours = registry.model(model).cost_usd(Usage(w.input_tokens, w.output_tokens)) * one_call
-            text += (
-                f" One cell against the paper's cost figure (one decision at one call per order, "
-                f"as `cost: one_call`): {model} {change} {cell}, {ours:,.2f} USD here, "
-                f"{paper_usd} USD in the paper (figure_values.md)."
-            )
+    if calibration is not None:
+        text += " " + held_out_note(calibration)
     stand_ins = sorted({w.dataset for w in workloads if w.track == "judges" and w.stand_in})
     if stand_ins:
         text += (
@@ -483,6 +517,25 @@ def _judges_notes(
             f"{settings.judges_sample} and scaled to the declared pairs and ideas."
         )
     return text
+
+
+def held_out_note(calibration: Calibration) -> str:
+    """The plan's error on the published costs kept out of its calibration, in words."""
+    held = calibration.held_out
+    if held is None or held.empty:
+        return (
+            "No published cost is held out of the calibration: none of its cells is in this grid."
+        )
+    cells = "; ".join(
+        f"{row.model} {row.setup} {row.format} {row.change}: {row.plan_usd:.2f} USD planned, "
+        f"{row.published_usd:g} USD published ({row.error:+.0%})"
+        for row in held.itertuples()
+    )
+    return (
+        f"Held out of the calibration, the plan's cost of the authors' runs (their instances, "
+        f"{calibration.pricing} prices) against the published: {cells}; mean absolute error "
+        f"{held['error'].abs().mean():.0%}."
+    )
 
 
 def _span(values: pd.Series, digits: int) -> str:
@@ -587,8 +640,10 @@ def write_plan(
     markdown_path: str | Path,
     weights: pd.DataFrame | None = None,
     scoring: pd.DataFrame | None = None,
+    judge_output: pd.DataFrame | None = None,
 ):
-    """compute_plan.csv (full precision) and compute_plan.md (table, weights and notes)."""
+    """compute_plan.csv (full precision) and compute_plan.md (table, weights, scoring, the judges'
+    output tokens per call and notes)."""
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(csv_path, index=False)
     shown = table.copy()
@@ -607,6 +662,14 @@ def write_plan(
             "## Metric scoring\n\nOne CPU job per dataset and model (rule novbench_score); "
             "runtime_min: its SLURM time limit from the same estimate.\n\n"
             f"{scoring.round(2).to_markdown(index=False)}\n\n"
+        )
+    if judge_output is not None and not judge_output.empty:
+        text += (
+            "## Judge output tokens\n\nOutput tokens per call of each judge backbone, format and "
+            "change, calibrated on the judge study's published costs (noveval.judges.calibration: "
+            "published = that cell's cost; as X = the same backbone's change X; median = the "
+            "calibrated backbones of the same API).\n\n"
+            f"{judge_output.to_markdown(index=False)}\n\n"
         )
     Path(markdown_path).write_text(f"{text}## Assumptions\n\n{notes}\n")
 
@@ -640,16 +703,26 @@ def compute_plan(
         found = all((Path(upstream_root) / name).is_file() for name in AUTHORS_FILES)
         authors = AuthorsPrompts(Path(upstream_root)) if found else None
         prompts = "authors" if found else "stand-in"
+    calibration, output_tokens = None, pd.DataFrame()
     if judge_cells:
-        workloads += judges_workloads(
+        judge_workloads = judges_workloads(
             judge_cells, judge_files, judge_declared, judges, decoding, registry, authors, settings
         )
+        calibration = calibrate(
+            judge_workloads, published("judges"), registry, settings.published_pricing
+        )
+        judge_workloads, output_tokens = calibrated_judges(
+            judge_workloads, calibration, registry, judges["max_tokens"], settings
+        )
+        workloads += judge_workloads
+        log.info("judge output tokens per call:\n%s", output_tokens.to_string(index=False))
+        log.info("plan: %s", held_out_note(calibration))
     table = plan_table(workloads, registry, inference["concurrency"], settings)
-    notes = plan_notes(table, workloads, settings, decoding, prompts, registry)
+    notes = plan_notes(table, workloads, settings, decoding, prompts, calibration)
     scoring = scoring_table(workloads, novbench["scoring"])
     table = with_scoring(table, scoring)
     weights = weights_table([w.model for w in workloads], registry)
-    write_plan(table, notes, csv_path, markdown_path, weights, scoring)
+    write_plan(table, notes, csv_path, markdown_path, weights, scoring, output_tokens)
     if not weights.empty:
         log.info("plan: %.1f GB of weights to download", weights.iloc[-1]["download_gb"])
     total = table.iloc[-1]

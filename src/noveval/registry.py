@@ -36,6 +36,7 @@ EFFORT_FIELD = {
     "responses": "reasoning.effort",
     "messages": "output_config.effort",
 }
+PRICE_KEYS = ("input", "output", "cached_input", "cache_creation")  # noveval.pricing
 _dropped_logged: set[tuple[str, str]] = set()
 
 
@@ -216,6 +217,23 @@ def _check_api(name: str, entry: dict) -> None:
         )
 
 
+def _check_prices(name: str, entry: dict) -> None:
+    prices = entry.get("price_per_million", {"input": 0.0, "output": 0.0})
+    unknown = sorted(set(prices) - set(PRICE_KEYS))
+    missing = sorted({"input", "output"} - set(prices))
+    if unknown or missing:
+        raise RegistryError(
+            f"model '{name}': price_per_million takes {', '.join(PRICE_KEYS)}, input and output "
+            f"required (unknown: {', '.join(unknown) or 'none'}; "
+            f"missing: {', '.join(missing) or 'none'})"
+        )
+    for key, value in prices.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise RegistryError(
+                f"model '{name}': price_per_million.{key} must be a number >= 0, got {value!r}"
+            )
+
+
 def _check_revision(name: str, entry: dict) -> None:
     revision = entry.get("revision")
     if revision is not None and not re.fullmatch(r"[0-9a-f]{40}", str(revision)):
@@ -251,6 +269,7 @@ def load_registry(path: str | Path) -> Registry:
         entry["extra_server_args"] = tuple(entry.get("extra_server_args", ()))
         _check_api(name, entry)
         _check_revision(name, entry)
+        _check_prices(name, entry)
         try:
             models[name] = ModelSpec(name=name, **entry)
         except TypeError as error:

@@ -90,7 +90,17 @@ def aggregate(calls: pd.DataFrame, format: str, rules: Rules = Rules()) -> pd.Da
                 "input_tokens": int(group["input_tokens"].sum()),
                 "output_tokens": int(group["output_tokens"].sum()),
                 "cost_usd": float(group["cost_usd"].sum()),
-                "cost_per_call_usd": float(group["cost_usd"].mean()),
+                **_call_totals(group),
             }
         )
     return pd.DataFrame(rows)
+
+
+def _call_totals(group: pd.DataFrame) -> dict:
+    """Cache tokens, batch calls and latency of a group of calls (zero where not recorded)."""
+    return {
+        "cached_input_tokens": int(group.get("cached_input_tokens", pd.Series(0)).sum()),
+        "cache_creation_tokens": int(group.get("cache_creation_tokens", pd.Series(0)).sum()),
+        "batch_calls": int(group.get("batch", pd.Series(False)).astype(bool).sum()),
+        "latency_s": float(group.get("latency_s", pd.Series(0.0)).sum()),
+    }

@@ -3,31 +3,93 @@ the heatmaps of one metric per change × judge (controlled study, soft accuracy,
 
 from __future__ import annotations
 
+import logging
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from adjustText import adjust_text  # noqa: E402
 
 from noveval.judges.grid import CHANGES, IDEATION  # noqa: E402
 
+log = logging.getLogger(__name__)
 
-def cost_quality(metrics: pd.DataFrame, png_path: str) -> None:
-    """Quality against USD per configuration, one panel per format."""
-    formats = list(dict.fromkeys(metrics["format"]))
-    figure, axes = plt.subplots(1, len(formats), figsize=(5.5 * len(formats), 4.2), squeeze=False)
-    for axis, format in zip(axes[0], formats):
-        part = metrics[metrics["format"] == format]
+# The x axis of each cost basis (summary.cost_columns): API prices, or a local judge's compute.
+COST_AXES = {
+    "USD": ("cost_usd", "cost of the run (USD)"),
+    "GPU-hours": ("compute_hours", "GPU-hours of the run (from call latency)"),
+    "CPU-hours": ("compute_hours", "CPU job-hours of the run (from call latency)"),
+}
+
+
+def cost_quality_figure(metrics: pd.DataFrame) -> plt.Figure:
+    """Quality against the run's cost per configuration: one panel per format and cost basis
+    (USD, or device-hours of a local judge with no configured price), the axis from zero, and
+    the change labels moved apart by adjustText so that none overlaps another."""
+    metrics = metrics if "cost_basis" in metrics else metrics.assign(cost_basis="USD")
+    panels = list(dict.fromkeys(zip(metrics["format"], metrics["cost_basis"])))
+    figure, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 5.2), squeeze=False)
+    labels = {}
+    for axis, (format, basis) in zip(axes[0], panels):
+        column, label = COST_AXES[basis]
+        part = metrics[(metrics["format"] == format) & (metrics["cost_basis"] == basis)]
+        texts = labels[axis] = []
         for (model, setup), group in part.groupby(["model", "setup"], sort=False):
-            axis.scatter(group["cost_usd"], group["quality"] * 100, label=f"{model} / {setup}")
-            for row in group.itertuples():
-                axis.annotate(row.change, (row.cost_usd, row.quality * 100), fontsize=7)
-        axis.set_xlabel("cost (USD)")
+            axis.scatter(group[column], group["quality"] * 100, label=f"{model} / {setup}")
+            texts += [
+                axis.text(row[column], row["quality"] * 100, row["change"], fontsize=7)
+                for _, row in group.iterrows()
+            ]
+        highest = part[column].max()
+        axis.set_xlim(0, highest * 1.2 if highest > 0 else 1)
+        axis.set_xlabel(label if highest > 0 else f"{label}: none recorded")
         axis.set_ylabel("macro-F1 (%)" if format == "pointwise" else "strict accuracy (%)")
         axis.set_title(format)
-        axis.legend(fontsize=7)
-    figure.tight_layout()
+        axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncols=2)
+    figure.tight_layout()  # first: the labels are placed in the final axes
+    for axis, texts in labels.items():
+        separate_labels(axis, texts)
+    return figure
+
+
+def overlapping(texts, renderer) -> list[tuple[str, str]]:
+    """The pairs of ``texts`` whose boxes overlap on the drawn figure."""
+    boxes = [(text.get_text(), text.get_window_extent(renderer)) for text in texts]
+    return [
+        (name, other_name)
+        for i, (name, box) in enumerate(boxes)
+        for other_name, other in boxes[i + 1 :]
+        if box.overlaps(other)
+    ]
+
+
+def separate_labels(axis, texts, rounds: int = 10) -> None:
+    """Move the labels off the points and off each other (adjustText), round after round until
+    none overlaps (one round leaves some when many points coincide); warns if any still do."""
+    points = [text.get_position() for text in texts]
+    x, y = [p[0] for p in points], [p[1] for p in points]
+    renderer = axis.figure.canvas.get_renderer()
+    for round in range(rounds):
+        if round and not overlapping(texts, renderer):
+            return
+        adjust_text(
+            texts,
+            x=x,
+            y=y,
+            ax=axis,
+            expand=(1.3, 1.6),
+            arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5},
+        )
+    if left := overlapping(texts, renderer):
+        log.warning("%s: labels still overlap after %d rounds: %s", axis.get_title(), rounds, left)
+
+
+def cost_quality(metrics: pd.DataFrame, png_path: str) -> None:
+    """The cost–quality figure (``cost_quality_figure``) as a PNG."""
+    figure = cost_quality_figure(metrics)
     figure.savefig(png_path, dpi=120)
     plt.close(figure)
 

@@ -36,7 +36,10 @@ VERDICT_COLUMNS = [
     "input_tokens",
     "output_tokens",
     "cost_usd",
-    "cost_per_call_usd",
+    "cached_input_tokens",
+    "cache_creation_tokens",
+    "batch_calls",
+    "latency_s",
 ]
 
 
@@ -275,11 +278,12 @@ def metrics(
     bootstrap: dict,
     parquet_path: str,
     csv_path: str,
-    cost: str,
+    compute: dict[str, dict],
     substitutes: dict[str, str] | None = None,
 ) -> None:
-    """One metrics row per judge × setup × change of one format (``cost``: its basis), with the
-    model each judge stands in for (``substitutes``: successor → model; empty: itself)."""
+    """One metrics row per judge × setup × change of one format (``compute``: the local
+    judges' devices and price, ``summary.local_compute``), with the model each judge stands in
+    for (``substitutes``: successor → model; empty: itself)."""
     from noveval.judges import summary
 
     frame = read_tables(verdicts_paths)
@@ -289,7 +293,7 @@ def metrics(
         bootstrap["resamples"],
         bootstrap["seed"],
         method=bootstrap["method"],
-        cost=cost,
+        compute={model: summary.Compute(**spec) for model, spec in compute.items()},
     )
     table.insert(
         table.columns.get_loc("model") + 1,

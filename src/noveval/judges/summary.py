@@ -1,15 +1,125 @@
-"""Per-instance verdicts of every configuration → one metrics row per judge × setup × change."""
+"""Per-instance verdicts of every configuration → one metrics row per judge × setup × change.
+
+The cost of a configuration is its run's total, as the judge study reports it: every call of the
+run priced as it was made (``noveval.pricing``: live or batch, cache reads and writes), so a
+three-call configuration costs three times a one-call one. A configuration derived from another
+run's answers (no aggregation) costs its share of that run: the run's total x the calls it uses
+per run / the run's calls (the authors: the reference's total / 3). A local judge's cost is its
+compute: device-hours from the calls' latency, priced where ``usd_per_hour`` is configured.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from noveval.judges import statistics
+from noveval.judges.grid import DERIVED
 
 CONFIG = ["model", "setup", "change"]
 COMPARISON = ["flip_rate", "difference", "ci_low", "ci_high", "reliable", "significant"]
-ORDERS = {"pointwise": 1, "pairwise": 2}
+USD = "USD"
+
+
+@dataclass(frozen=True)
+class Compute:
+    """What a local judge's calls cost: hours of its devices while they answered."""
+
+    unit: str  # GPU | CPU
+    devices: int  # GPUs of its job (1 for a CPU job: hours of the job)
+    in_flight: int  # requests the server answers at once (they share the devices)
+    usd_per_hour: float | None = None  # price of one device-hour; None: hours only
+
+    @property
+    def basis(self) -> str:
+        """The cost's unit: USD where priced, else device-hours."""
+        return USD if self.usd_per_hour is not None else f"{self.unit}-hours"
+
+    def hours(self, latency_s: float) -> float:
+        """Device-hours of calls that took ``latency_s`` seconds in all."""
+        return self.devices * latency_s / self.in_flight / 3600
+
+
+def local_compute(registry, models, concurrency: int, usd_per_hour: dict) -> dict[str, dict]:
+    """The compute of each local judge among ``models`` as rule params (``Compute`` fields);
+    API models are priced per token.
+
+    ``usd_per_hour``: {'gpu': USD per GPU-hour or None, 'cpu': USD per CPU job-hour or None}.
+    A llama.cpp server answers one request at a time; a vLLM server ``concurrency``.
+    """
+    compute = {}
+    for spec in (registry.model(name) for name in dict.fromkeys(models)):
+        if spec.engine == "api":
+            continue
+        unit = "GPU" if spec.gpus else "CPU"
+        compute[spec.name] = {
+            "unit": unit,
+            "devices": spec.gpus or 1,
+            "in_flight": 1 if spec.engine == "llamacpp" else concurrency,
+            "usd_per_hour": usd_per_hour.get(unit.lower()),
+        }
+    return compute
+
+
+def pricing_label(calls: int, batch_calls: int, cached: int, written: int) -> str:
+    """How a configuration's calls were priced: live or batch, with cache reads or writes."""
+    mode = "live" if batch_calls == 0 else "batch" if batch_calls == calls else "live and batch"
+    extras = {"cache reads": cached, "cache writes": written}
+    return " + ".join([mode, *(name for name, tokens in extras.items() if tokens)])
+
+
+COUNTS = [
+    "n_calls",
+    "n_failed",
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "cache_creation_tokens",
+    "batch_calls",
+]
+
+
+def _totals(group: pd.DataFrame) -> dict:
+    """Calls, tokens, batch calls, latency and USD of a configuration's verdict rows (zero
+    where a table does not record them)."""
+    totals = {name: int(group[name].sum()) if name in group else 0 for name in COUNTS}
+    latency = float(group["latency_s"].sum()) if "latency_s" in group else 0.0
+    return totals | {"latency_s": latency, "api_usd": float(group["cost_usd"].sum())}
+
+
+def cost_columns(
+    group: pd.DataFrame, parent: pd.DataFrame | None, runs: int, compute: Compute | None
+) -> dict:
+    """``cost_usd``, ``pricing``, ``cost_basis`` and ``compute_hours`` of one configuration.
+
+    ``parent``: the verdict rows of the run a derived configuration reuses (None: its own run).
+    """
+    own = _totals(group)
+    share, source = 1.0, own
+    if parent is not None and len(parent):
+        source = _totals(parent)
+        share = own["n_calls"] / runs / source["n_calls"] if source["n_calls"] else 0.0
+    elif runs > 1:  # several single-call runs of its own: the cost of one
+        share = 1 / runs
+    hours = compute.hours(source["latency_s"]) * share if compute else float("nan")
+    if compute is None:
+        usd = source["api_usd"] * share
+        label = pricing_label(
+            source["n_calls"],
+            source["batch_calls"],
+            source["cached_input_tokens"],
+            source["cache_creation_tokens"],
+        )
+    else:
+        priced = compute.usd_per_hour is not None
+        usd = hours * compute.usd_per_hour if priced else float("nan")
+        label = f"{compute.unit}-hours from call latency" + (
+            f" at {compute.usd_per_hour:g} USD per {compute.unit}-hour" if priced else ""
+        )
+    basis = compute.basis if compute else USD
+    return {"cost_usd": usd, "cost_basis": basis, "compute_hours": hours, "pricing": label}
 
 
 def _runs(group: pd.DataFrame) -> pd.DataFrame:
@@ -28,15 +138,14 @@ def metrics_table(
     resamples: int,
     seed: int,
     method: str = "percentile",
-    cost: str = "all_calls",
+    compute: dict[str, Compute] | None = None,
 ) -> pd.DataFrame:
     """Metrics, cost, flip rate and paired bootstrap against the same judge's reference.
 
     A configuration with several runs (no aggregation as sub-runs) reports the mean of its runs'
     metrics, and its bootstrap resamples outcomes averaged over the runs (the authors' sub-run
     merge); with one run (call 0, their published row) every metric and mark is that draw's.
-    ``cost``: 'all_calls' sums every call; 'one_call' is the cost of one decision at one
-    call per order (mean cost of a call × orders, summed over instances), as the authors report.
+    Cost: the run's total (module docstring); ``compute``: the local judges by name.
     """
     verdicts = verdicts if "run" in verdicts else verdicts.assign(run=0)
     per_metrics = {
@@ -49,7 +158,12 @@ def metrics_table(
         first = group[group["run"] == group["run"].min()].set_index("instance_id").sort_index()
         labels = first["label"].to_numpy()
         matrix = runs.to_numpy().T  # runs × instances
-        per_call = group.get("cost_per_call_usd", group["cost_usd"] / group["n_calls"])
+        reference = verdicts[
+            (verdicts["model"] == model)
+            & (verdicts["setup"] == setup)
+            & (verdicts["change"] == "reference")
+        ]
+        totals = _totals(group)
         row = {
             "model": model,
             "setup": setup,
@@ -57,21 +171,21 @@ def metrics_table(
             "format": format,
             "n_instances": len(runs),
             "n_runs": len(runs.columns),
-            "n_calls": int(group["n_calls"].sum()),
-            "n_failed_calls": int(group["n_failed"].sum()),
-            "input_tokens": int(group["input_tokens"].sum()),
-            "output_tokens": int(group["output_tokens"].sum()),
-            "cost_usd": float(group["cost_usd"].sum())
-            if cost == "all_calls"
-            else float(per_call.groupby(group["instance_id"]).mean().sum() * ORDERS[format]),
+            "n_calls": totals["n_calls"],
+            "n_failed_calls": totals["n_failed"],
+            "input_tokens": totals["input_tokens"],
+            "output_tokens": totals["output_tokens"],
+            "cached_input_tokens": totals["cached_input_tokens"],
+            "cache_creation_tokens": totals["cache_creation_tokens"],
+            **cost_columns(
+                group,
+                reference if change in DERIVED else None,
+                len(runs.columns),
+                (compute or {}).get(model),
+            ),
             "quality": statistics.quality(format, labels, matrix),
         }
         row |= _mean_over_runs([per_metrics(labels, run) for run in matrix])
-        reference = verdicts[
-            (verdicts["model"] == model)
-            & (verdicts["setup"] == setup)
-            & (verdicts["change"] == "reference")
-        ]
         shared = runs.index.intersection(_runs(reference).index) if len(reference) else []
         if len(shared) == 0:  # no reference run to compare with
             rows.append(row | dict.fromkeys(COMPARISON, float("nan")))

@@ -64,10 +64,17 @@ def parse_verdict(text: str | None, format: str) -> int | None:
     return _coerce(matches[-1], format) if matches else None
 
 
+def _recorded(response: dict, key: str):
+    """A response's value of ``key``, 0 where the table does not record it."""
+    value = response.get(key)
+    return 0 if value is None or pd.isna(value) else value
+
+
 def calls_from_responses(
     responses: pd.DataFrame, format: str, prompts: str = "builtin"
 ) -> pd.DataFrame:
-    """A responses table → one row per call: instance, order, call index, parsed choice, cost.
+    """A responses table → one row per call: instance, order, call index, parsed choice, tokens,
+    cost, batch flag and latency.
 
     ``prompts='authors'`` parses the authors' verdict format with their semantics. A call that
     failed or whose answer cannot be parsed has ``choice`` None (and ``failed``).
@@ -89,6 +96,10 @@ def calls_from_responses(
                 "input_tokens": int(response["input_tokens"] or 0),
                 "output_tokens": int(response["output_tokens"] or 0),
                 "cost_usd": float(response["cost_usd"] or 0.0),
+                "cached_input_tokens": int(_recorded(response, "cached_input_tokens")),
+                "cache_creation_tokens": int(_recorded(response, "cache_creation_tokens")),
+                "batch": bool(_recorded(response, "batch")),
+                "latency_s": float(_recorded(response, "latency_s")),
             }
         )
     frame = pd.DataFrame(rows)
