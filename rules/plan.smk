@@ -47,5 +47,6 @@ rule plan:
         },
         judges=config["judges"],
         upstream_root=config["upstream"]["judges"] or JUDGE_UPSTREAM,
+        code=code_version("noveval.plan"),
     script:
         "../scripts/plan.py"

@@ -29,5 +29,6 @@ rule reproduction_report:
         "../envs/noveval.yaml"
     params:
         grid=REPRODUCTION,
+        code=code_version("noveval.reproduction.report"),
     script:
         "../scripts/reproduction_report.py"

@@ -19,7 +19,8 @@ Each backbone x format x change pools the cells it has (calls-weighted). A few c
 
 Where a backbone x format x change has no published cost, its value comes from, in order: the
 same backbone's change whose prompt it varies (``SIBLINGS``: P1, P2 and purpose-mechanism vary the
-reference prompt, P4 and P5 the P3 one); the calibrated backbones that speak the same API (the
+reference prompt, P4 and P5 the P3 one; a prompt change on another form of the ideas takes
+the change on the ideas as written first); the calibrated backbones that speak the same API (the
 median of theirs: the GPT-5.x judges take gpt-5.4's, the Claude judges claude-opus-4-6's); and
 otherwise the plan's assumed answer and reasoning tokens. Retrieval's published cost also holds
 the collection of its candidates, and no aggregation's is a share of the reference run: neither
@@ -34,7 +35,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from noveval.judges.grid import DERIVED
+from noveval.judges.grid import DERIVED, split_change
 from noveval.pricing import BATCH_SHARE
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,9 @@ class Calibration:
 
     def output_tokens(self, spec, format: str, change: str, assumed: float) -> OutputTokens:
         """The value for ``spec``'s calls of ``format`` and ``change`` (module docstring)."""
-        steps = [change, SIBLINGS[change]] if change in SIBLINGS else [change]
+        steps = list(dict.fromkeys([change, split_change(change)[0]]))  # P4+plan: as P4
+        if steps[-1] in SIBLINGS:
+            steps.append(SIBLINGS[steps[-1]])
         for step in steps:
             found = self.values.get((spec.name, format, step))
             if found is not None:
