@@ -6,7 +6,19 @@ compute), ``coling2020`` (Table 4); Table 5 with the dataset that declares
 ``perturbations_release`` (the authors' 100-paper perturbation subset, whatever its name); the
 judge study's ``novelty-eval`` (its full release, blocklist applied).
 Verdicts: ``match`` = equal when both are rounded to the paper's printed decimals; ``within`` =
-inside the metric's tolerance (:data:`TOLERANCES`); ``outside``; ``not run`` with the reason.
+inside the metric's tolerance (:data:`TOLERANCES`); ``outside``; ``not comparable`` (our value
+exists, but was produced under other conditions than the paper's, or with too many failed or empty
+answers: the reason names each); ``not run`` with the reason.
+
+Conditions (:func:`judged`): every compared value carries the conditions it was produced under,
+read from what the run recorded (the tables' scorers, paper counts, failed and empty answers,
+``substitutes_for``; the release file's SHA-256) and from the config the steps read (prompt mode,
+decoding, each model's registry wire, calls, aggregation). The paper's conditions are the same
+read from ``config/paper.yaml`` over ``config/config.yaml`` with ``config/models.yaml``
+(:func:`paper_conditions`), the project's statement of the authors' protocol.
+Each published number says where it comes from (``source_kind``): ``printed`` in the paper,
+``authors' file`` (``source_file``), or ``own regression value``; a value reconstructed from the
+authors' files carries its ``reconstruction_error`` and is at best ``within``.
 The judge study's rows also compare flip rates, the plan-format cells, the ideation comparison
 (over several cells), dataset sizes (instances scored) and the expert study's counts (the
 release's ``judge_errors.csv``).
@@ -15,14 +27,19 @@ release's ``judge_errors.csv``).
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import json
 import logging
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from noveval.files import read_tables
 from noveval.judges.grid import CHANGES, STANDARD, configured_changes, split_change
+from noveval.judges.prompts import calls_of
 from noveval.novbench.tables import HUMAN
+from noveval.registry import Registry, load_registry
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +51,28 @@ COLUMNS = [
     "cell",
     "metric",
     "paper_value",
+    "source_kind",
     "our_value",
     "difference",
     "tolerance",
     "verdict",
     "reason",
+    "conditions",
 ]
+VERDICTS = ["match", "within", "outside", "not comparable", "not run"]
+PRINTED, AUTHORS_FILE, OWN = "printed", "authors' file", "own regression value"
+# Shares of a cell's answers over which its numbers are not comparable (config key reproduction).
+SHARE_LIMITS = {"empty_share": "max_empty_share", "failed_share": "max_failed_share"}
+# The judge settings that shape each request, and those that turn calls into a decision.
+JUDGE_REQUESTS = (
+    "max_tokens",
+    "structured_output",
+    "reasoning_chars",
+    "reasoning_summary",
+    "prompt_caching",
+)
+INPUTS = ("tables", "scores", "metrics", "expert", "releases")  # the lists of :func:`inputs`
+JUDGE_AGGREGATION = ("no_aggregation", "even_split", "all_failed")
 # Absolute tolerances of ``within``: NovBench per metric, the judge study per printed unit (a
 # cost is within 10% of the paper's).
 TOLERANCES = {
@@ -140,7 +173,126 @@ def inputs(results: str, grid: dict, novbench, judges) -> dict[str, list[str]]:
             for file in judges.releases.get(d, [])
             if file.path == EXPERT_FILE
         ],
+        "releases": [novbench.releases[d].path for d in novbench_sets],
     }
+
+
+def conditions(config: dict, registry: Registry) -> dict:
+    """The conditions a (validated) config runs under, by study: what its steps read, with each
+    configured model's registry wire (reference, API, request options)."""
+    from noveval.novbench.generation import call_decoding
+
+    novbench, judges, decoding = config["novbench"], config["judges"], config["decoding"]
+    judge_models = [*judges["models"], *(judges.get("substitutions") or {}).values()]
+    datasets = {
+        name: entry if isinstance(entry, dict) else {}
+        for name, entry in novbench["datasets"].items()
+        if entry is not None
+    }
+    return {
+        "novbench": {
+            "prompts": novbench.get("prompts", "builtin"),
+            "decoding": {
+                "mode": decoding.get("mode", "greedy"),
+                **call_decoding({"mode": "greedy", **decoding}),
+            },
+            "models": {name: registry.model(name).wire() for name in novbench["models"]},
+            "scoring": {key: novbench["scoring"][key] for key, _ in PAPER_SCORERS.values()},
+            "datasets": {
+                name: {"sha256": entry.get("sha256"), "papers": entry.get("papers")}
+                for name, entry in datasets.items()
+            },
+        },
+        "judges": {
+            "prompts": judges.get("prompts", "builtin"),
+            "requests": {
+                "temperature": _set(decoding.get("temperature")),
+                "seed": _set(decoding.get("seed")),
+                **{key: _set(judges.get(key)) for key in JUDGE_REQUESTS},
+            },
+            "models": {name: registry.model(name).wire() for name in judge_models},
+            "datasets": {
+                name: {
+                    "commit": entry.get("commit") if isinstance(entry, dict) else None,
+                    "blocklist": judges.get("blocklist"),
+                }
+                for name, entry in judges["datasets"].items()
+                if entry is not None
+            },
+            "calls": {
+                "calls": judges["calls"],
+                "calls_by_change": judges.get("calls_by_change", {}),
+            },
+            "aggregation": {key: _set(judges.get(key)) for key in JUDGE_AGGREGATION},
+        },
+    }
+
+
+def _set(value):
+    """A setting's value as a condition: null (none, no cap) is a value, not an unknown."""
+    return "null" if value is None else value
+
+
+def paper_config(default: str | Path, paper: str | Path, schema: str | Path) -> dict:
+    """``paper`` over ``default``, validated (schema defaults filled), as the workflow reads it."""
+    from snakemake.utils import update_config, validate
+
+    config = yaml.safe_load(Path(default).read_text(encoding="utf-8"))
+    update_config(config, yaml.safe_load(Path(paper).read_text(encoding="utf-8")))
+    validate(config, str(schema))
+    return config
+
+
+def paper_conditions(
+    default: str | Path, paper: str | Path, schema: str | Path, registry: str | Path
+) -> dict:
+    """The paper's conditions: :func:`conditions` of the paper overlay with the project's
+    registry."""
+    return conditions(paper_config(default, paper, schema), load_registry(registry))
+
+
+def flat(values: dict, prefix: str = "") -> dict:
+    """Nested conditions as one level of dotted names (``decoding.mode``)."""
+    out = {}
+    for key, value in values.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out |= flat(value, f"{name}.")
+        else:
+            out[name] = value
+    return out
+
+
+def _shown(value) -> str:
+    if value is None:
+        return "not set"
+    return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)
+
+
+def differences(ours: dict, paper: dict) -> list[str]:
+    """Each condition of ours that is not the paper's, as ``name ours (paper: theirs)``; a
+    condition whose paper value is None (not known) is not compared."""
+    mine, theirs = flat(ours), flat(paper)
+    found = [
+        f"{name} {_shown(mine.get(name))} (paper: {_shown(value)})"
+        for name, value in theirs.items()
+        if value is not None and mine.get(name) != value
+    ]
+    extra = [
+        f"{name} {_shown(value)} (paper: not set)"
+        for name, value in mine.items()
+        if name not in theirs and paper.get(name.split(".")[0]) is not None
+    ]
+    return found + extra
+
+
+def over_limits(ours: dict, limits: dict) -> list[str]:
+    """The shares of failed or empty answers over their limit (config ``reproduction``)."""
+    return [
+        f"{share} {ours[share]:.3f} over reproduction.{key} {limits[key]:g}"
+        for share, key in SHARE_LIMITS.items()
+        if ours.get(share) is not None and ours[share] > limits[key]
+    ]
 
 
 def verdict(paper: float, ours: float, decimals: int, tolerance: float) -> str:
@@ -149,13 +301,49 @@ def verdict(paper: float, ours: float, decimals: int, tolerance: float) -> str:
     return "within" if abs(ours - paper) <= tolerance else "outside"
 
 
-def _compared(row, ours: float, tolerance: float, reason: str) -> dict:
+def judged(
+    row,
+    ours: float,
+    tolerance: float,
+    ours_conditions: dict,
+    paper_conditions: dict,
+    limits: dict,
+    notes: tuple[str, ...] = (),
+) -> dict:
+    """Our value of one published number (``row``: ``paper_value``, ``decimals``, and optionally
+    ``source_kind``, ``source_file``, ``source``, ``reconstruction_error``, ``statistic``) with its
+    verdict: match, within or outside only when every condition of ``ours_conditions`` equals
+    ``paper_conditions`` and no share of failed or empty answers passes ``limits``; otherwise
+    not comparable, naming each. The report's columns our_value … conditions."""
+    error = float(getattr(row, "reconstruction_error", "") or 0)
+    outcome = verdict(row.paper_value, ours, int(row.decimals), tolerance + error)
+    if getattr(row, "statistic", "") == "at_least" and ours >= row.paper_value:
+        outcome = "match"  # a bound such as 'more than two thirds'
+    reasons = [note for note in notes if note]
+    kind = getattr(row, "source_kind", PRINTED)
+    if kind == AUTHORS_FILE:
+        reasons.insert(0, f"against the authors' file {row.source_file} (not printed)")
+    elif kind == OWN:
+        reasons.insert(0, f"against our own regression value ({row.source}), not a published one")
+    if error:
+        outcome = "within" if outcome == "match" else outcome
+        reasons.append(
+            f"reconstructed paper value (error up to {error:g}, added to the tolerance): "
+            "within at best"
+        )
+    differing = differences(ours_conditions, paper_conditions) + over_limits(
+        ours_conditions, limits
+    )
+    if differing:
+        outcome = "not comparable"
+        reasons.insert(0, "not comparable: " + "; ".join(differing))
     return {
         "our_value": ours,
         "difference": ours - row.paper_value,
         "tolerance": tolerance,
-        "verdict": verdict(row.paper_value, ours, int(row.decimals), tolerance),
-        "reason": reason,
+        "verdict": outcome,
+        "reason": "; ".join(reasons),
+        "conditions": json.dumps(flat(ours_conditions), sort_keys=True, default=str),
     }
 
 
@@ -168,7 +356,49 @@ def _unconfigured(kind: str, name: str, key: str) -> str:
     return f"{kind} '{name}' not in the config ({key}){hint}"
 
 
-def novbench_row(row, grid: dict, tables: dict[str, pd.DataFrame]) -> dict:
+def release_digest(path: str | Path) -> str:
+    """The SHA-256 of a dataset's release file as the run read it."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def novbench_conditions(row, settings: dict, table: pd.DataFrame, found, digest) -> dict:
+    """What one NovBench number was produced under: the dataset (the release file's SHA-256,
+    the human row's paper count), the metric's scorer, and for a model's row the prompts,
+    decoding, the model's wire and the shares of empty and failed answers (table.csv)."""
+    human = table[table["model"] == HUMAN]
+    papers = int(human["n_papers"].iloc[0]) if len(human) and "n_papers" in human else None
+    out = {"dataset": {"sha256": digest, "papers": papers}}
+    if row.metric in PAPER_SCORERS:
+        out["scorer"] = found[PAPER_SCORERS[row.metric][0]]
+    if row.model != HUMAN:
+        out |= {
+            "prompts": settings["prompts"],
+            "decoding": settings["decoding"],
+            "model": settings["models"].get(row.model),
+        }
+        for share, column in (("empty_share", "n_empty"), ("failed_share", "n_failed")):
+            if column in found and found.get("n_papers"):
+                out[share] = float(found[column]) / float(found["n_papers"])
+    return out
+
+
+def novbench_paper(row, settings: dict) -> dict:
+    """The paper's conditions of one NovBench number (:func:`novbench_conditions`' keys)."""
+    out = {"dataset": settings["datasets"].get(row.dataset, {"sha256": None, "papers": None})}
+    if row.metric in PAPER_SCORERS:
+        out["scorer"] = settings["scoring"][PAPER_SCORERS[row.metric][0]]
+    if row.model != HUMAN:
+        out |= {
+            "prompts": settings["prompts"],
+            "decoding": settings["decoding"],
+            "model": settings["models"].get(row.model),
+        }
+    return out
+
+
+def novbench_row(
+    row, grid: dict, tables: dict[str, pd.DataFrame], basis: dict, digests: dict[str, str]
+) -> dict:
     """Our value of one published NovBench number, or why there is none."""
     subset = row.subset.split("=")[0]
     if subset in SUBSETS:
@@ -197,17 +427,17 @@ def novbench_row(row, grid: dict, tables: dict[str, pd.DataFrame]) -> dict:
     if row.metric not in found:
         return _not_run(f"no column '{row.metric}' in {dataset['name']}/table.csv")
     ours = found.iloc[0]
-    notes = [row.note] if row.note else []
-    compared = _compared(row, float(ours[row.metric]), TOLERANCES[row.metric], "")
-    if row.metric in PAPER_SCORERS:
-        column, paper = PAPER_SCORERS[row.metric]
-        if ours[column] != paper:
-            # Our value is shown, but a metric from another scorer is no reproduction of it.
-            notes.append(
-                f"documented deviation: scored with {column} {ours[column]} (paper: {paper})"
-            )
-            compared["verdict"] = "not run"
-    return {**compared, "reason": "; ".join(notes)}
+    return judged(
+        row,
+        float(ours[row.metric]),
+        TOLERANCES[row.metric],
+        novbench_conditions(
+            row, basis["run"]["novbench"], table, ours, digests.get(dataset["name"])
+        ),
+        novbench_paper(row, basis["paper"]["novbench"]),
+        basis["limits"],
+        (row.note,),
+    )
 
 
 def selects(pattern: str, name: str) -> bool:
@@ -234,19 +464,62 @@ def _aggregate(row, values: pd.Series) -> tuple[float, str]:
     return float(pick()), f"{row.statistic} over {len(values)} cells"
 
 
+def judges_conditions(row, settings: dict, found: pd.DataFrame | None) -> dict:
+    """What one judge-study number was produced under: prompts, request settings, each judge's
+    wire, the dataset (release commit, blocklist), calls and aggregation of the cells' changes,
+    the models they substitute for and the share of failed calls (metrics.csv)."""
+    out = {"dataset": settings["datasets"].get(row.dataset)}
+    if found is None:  # a count in a release file
+        return out
+    models, changes = sorted(set(found["model"])), sorted(set(found["change"]))
+    calls = settings["calls"]
+    out |= {
+        "prompts": settings["prompts"],
+        "requests": settings["requests"],
+        "model": {model: settings["models"].get(model) for model in models},
+        "calls": {
+            change: calls_of(split_change(change)[0], calls["calls"], calls["calls_by_change"])
+            for change in changes
+        },
+        "aggregation": settings["aggregation"],
+    }
+    return out
+
+
+def recorded(found: pd.DataFrame) -> dict:
+    """What the run's metrics recorded of its cells: substitutions and failed calls."""
+    out = {}
+    if "substitutes_for" in found:
+        named = sorted({str(m) for m in found["substitutes_for"] if pd.notna(m) and m})
+        out["substitutes_for"] = ", ".join(named) or "none"
+    if {"n_failed_calls", "n_calls"} <= set(found) and found["n_calls"].sum():
+        out["failed_share"] = float(found["n_failed_calls"].sum() / found["n_calls"].sum())
+    return out
+
+
 def judges_row(
     row,
     grid: dict,
     metrics: dict[tuple[str, str], pd.DataFrame],
     expert: dict[str, dict[str, int]],
+    basis: dict,
 ) -> dict:
     """Our value of one published judge-study number, or why there is none."""
+    run, paper = basis["run"]["judges"], basis["paper"]["judges"]
     if row.not_run_reason:  # the paper grid runs no such cell (published/judges.csv says why)
         return _not_run(row.not_run_reason)
     if row.metric in RELEASE_FACTS:
         if row.dataset not in expert:
             return _not_run(f"the run read no {EXPERT_FILE} of dataset '{row.dataset}'")
-        return _compared(row, expert[row.dataset][row.metric], TOLERANCES[row.unit], row.note)
+        return judged(
+            row,
+            expert[row.dataset][row.metric],
+            TOLERANCES[row.unit],
+            judges_conditions(row, run, None),
+            judges_conditions(row, paper, None),
+            basis["limits"],
+            (row.note,),
+        )
     if not all(any(selects(part, c) for c in CHANGES) for part in row.change.split("|")):
         return _not_run(f"'{row.change}' is another system, not a change of this pipeline")
     if row.dataset not in grid["datasets"]:
@@ -292,44 +565,91 @@ def judges_row(
         ours_mark = {True: "yes", False: "no"}[bool(found["significant"].iloc[0])]
         agree = "agrees" if ours_mark == row.significant else "differs"
         notes.append(f"significant: paper {row.significant}, ours {ours_mark} ({agree})")
-    compared = _compared(row, ours, tolerance, "; ".join(n for n in notes if n))
-    if row.statistic == "at_least" and ours >= row.paper_value:
-        compared["verdict"] = "match"
-    return compared
+    return judged(
+        row,
+        ours,
+        tolerance,
+        judges_conditions(row, run, found) | recorded(found),
+        judges_conditions(row, paper, found) | {"substitutes_for": "none"},
+        basis["limits"],
+        tuple(notes),
+    )
 
 
-def rows(grid: dict, tables: dict, metrics: dict, expert: dict | None = None) -> pd.DataFrame:
-    """One report row per published number of both studies (``expert``: the expert-study counts
-    per judge dataset, :func:`expert_counts`)."""
+def rows(
+    grid: dict,
+    tables: dict,
+    metrics: dict,
+    basis: dict,
+    expert: dict | None = None,
+    digests: dict[str, str] | None = None,
+) -> pd.DataFrame:
+    """One report row per published number of both studies. ``basis``: the run's and the
+    paper's conditions (:func:`conditions`, :func:`paper_conditions`) and the share limits
+    (config ``reproduction``); ``expert``: the expert-study counts per judge dataset
+    (:func:`expert_counts`); ``digests``: the SHA-256 of each NovBench dataset's release file."""
     out = []
     for row in published("novbench").itertuples(index=False):
-        out.append(_base(row) | novbench_row(row, grid["novbench"], tables))
+        out.append(_base(row) | novbench_row(row, grid["novbench"], tables, basis, digests or {}))
     for row in published("judges").itertuples(index=False):
-        out.append(_base(row) | judges_row(row, grid["judges"], metrics, expert or {}))
+        out.append(_base(row) | judges_row(row, grid["judges"], metrics, expert or {}, basis))
     return pd.DataFrame(out, columns=COLUMNS)
 
 
 def _base(row) -> dict:
-    return {c: getattr(row, c) for c in ("study", "table", "cell", "metric", "paper_value")}
+    return {
+        c: getattr(row, c)
+        for c in ("study", "table", "cell", "metric", "paper_value", "source_kind")
+    }
+
+
+def summary(report: pd.DataFrame, largest: int = 5) -> str:
+    """Per table, how many numbers match, are within, outside, not comparable or not run, and
+    the ``largest`` differences (in tolerances; a count's in units) with their reasons."""
+    counts = (
+        report.groupby(["study", "table", "verdict"], sort=False)
+        .size()
+        .unstack(fill_value=0)
+        .reindex(columns=VERDICTS, fill_value=0)
+        .reset_index()
+    )
+    valued = report[report["our_value"].notna()].copy()
+    scale = valued["tolerance"].where(valued["tolerance"] > 0, 1.0)
+    valued["in_tolerances"] = valued["difference"].abs() / scale
+    top = valued.sort_values("in_tolerances", ascending=False).head(largest)
+    shown = top[["study", "table", "cell", "metric", "paper_value", "our_value", "difference"]]
+    shown = shown.assign(verdict=top["verdict"], reason=top["reason"]).round(4)
+    return "\n\n".join(
+        [
+            "## Summary",
+            counts.to_markdown(index=False),
+            f"Largest differences (|ours − paper| in tolerances), top {largest}:",
+            shown.to_markdown(index=False) if len(shown) else "None.",
+        ]
+    )
 
 
 def markdown(report: pd.DataFrame, uncertainty_sections: dict[str, str]) -> str:
-    """Counts per table and verdict, the compared numbers, reasons of the rest, uncertainty."""
-    counts = report.groupby(["study", "table", "verdict"], sort=False).size().unstack(fill_value=0)
-    compared = report[report["verdict"] != "not run"]
+    """The summary, the compared numbers, reasons of the rest, uncertainty."""
+    compared = report[report["verdict"] != "not run"].drop(columns="conditions")
     skipped = report[report["verdict"] == "not run"].groupby(["study", "reason"]).size()
     parts = [
         "# Reproduction report",
+        summary(report),
         "Every published number of NovBench (Tables 2–8) and of the judge study (figure values) "
-        "beside ours (report.csv holds every row). match: equal at the paper's printed "
-        "decimals; within: |ours − paper| ≤ tolerance (NovBench: Relevance 0.05, Coverage 0.01, "
-        "Clarity 0.01, DistAcc 0.02, KC and LS 0.005, similarity 0.02; judge study: 2 "
-        "percentage points, 0.02 for a fraction, 10% of a cost, a count exactly; a bound such "
-        "as 'more than two thirds' matches when ours is at least the bound). A judge row over "
-        "several cells (every judge, P3|P4|P5) compares the min, max or largest |value| of the "
-        "run's cells; a published significance mark is set beside ours in the reason.",
-        "## Verdicts per table",
-        counts.reset_index().to_markdown(index=False),
+        "beside ours (report.csv holds every row, with the conditions each of ours was produced "
+        "under). match: equal at the paper's printed decimals; within: |ours − paper| ≤ "
+        "tolerance (NovBench: Relevance 0.05, Coverage 0.01, Clarity 0.01, DistAcc 0.02, KC and "
+        "LS 0.005, similarity 0.02; judge study: 2 percentage points, 0.02 for a fraction, 10% of "
+        "a cost, a count exactly; a bound such as 'more than two thirds' matches when ours is at "
+        "least the bound); not comparable: ours was produced under other conditions than the "
+        "paper's (prompts, decoding, model wire, dataset, scorer, calls, aggregation, a "
+        "substitute judge) or with too many failed or empty answers, each named in the reason. "
+        "source_kind: printed in the paper, taken from an authors' file (the reason names it), "
+        "or our own regression value; a paper value reconstructed from the authors' files is "
+        "at best within. A judge row over several cells (every judge, P3|P4|P5) compares the "
+        "min, max or largest |value| of the run's cells; a published significance mark is set "
+        "beside ours in the reason.",
         "## Compared numbers",
         compared.round(4).to_markdown(index=False) if len(compared) else "None.",
         "## Not run, by reason",
@@ -341,30 +661,33 @@ def markdown(report: pd.DataFrame, uncertainty_sections: dict[str, str]) -> str:
 
 
 def write(
-    tables_paths: list[str],
-    scores_paths: list[str],
-    metrics_paths: list[str],
+    paths: dict[str, list[str]],
     grid: dict,
+    basis: dict,
     csv_path: str,
     markdown_path: str,
-    expert_paths: list[str] = (),
+    summary_path: str,
 ) -> None:
-    """Read the configured outputs (paths name their dataset and format; an expert-study file its
-    dataset, as ``{downloads}/{dataset}/expert-annotations/judge_errors.csv``) and write the
-    report."""
+    """Read the configured outputs (``paths``: :func:`inputs`' lists; paths name their dataset
+    and format; an expert-study file its dataset, as
+    ``{downloads}/{dataset}/expert-annotations/judge_errors.csv``; the release files in the
+    order of the grid's NovBench datasets) and write the report and its summary."""
     from noveval.novbench import uncertainty  # scipy: here, not when the Snakefile imports this
 
-    tables = {Path(p).parent.name: pd.read_csv(p) for p in tables_paths}
+    tables = {Path(p).parent.name: pd.read_csv(p) for p in paths["tables"]}
     metrics = {
-        (Path(p).parent.parent.name, Path(p).parent.name): pd.read_csv(p) for p in metrics_paths
+        (Path(p).parent.parent.name, Path(p).parent.name): pd.read_csv(p) for p in paths["metrics"]
     }
-    expert = {Path(p).parent.parent.name: expert_counts(p) for p in expert_paths}
+    expert = {Path(p).parent.parent.name: expert_counts(p) for p in paths["expert"]}
+    names = [d["name"] for d in grid["novbench"]["datasets"].values()]
+    digests = {name: release_digest(p) for name, p in zip(names, paths["releases"], strict=True)}
     scores = {}
-    for path in scores_paths:
+    for path in paths["scores"]:
         scores.setdefault(Path(path).parent.parent.name, []).append(path)
-    report = rows(grid, tables, metrics, expert)
+    report = rows(grid, tables, metrics, basis, expert, digests)
     sections = {d: uncertainty.markdown(read_tables(paths)) for d, paths in scores.items()}
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     report.to_csv(csv_path, index=False)
     Path(markdown_path).write_text(markdown(report, sections))
+    Path(summary_path).write_text(f"# Reproduction summary\n\n{summary(report)}\n")
     log.info("%s", report["verdict"].value_counts().to_dict())
