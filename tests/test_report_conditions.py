@@ -7,6 +7,7 @@ import copy
 
 import pandas as pd
 import pytest
+import yaml
 from conftest import REPO
 
 from noveval.reproduction import report
@@ -19,6 +20,12 @@ NOVBENCH = {
     "prompts": "authors",
     "decoding": {"mode": "authors", "max_tokens": 4096},
     "models": {"gpt-4o": WIRE},
+    "settings": {
+        "few_shot_examples": 2,
+        "seed": 2025,
+        "keep_fraction": 0.8,
+        "paraphrase_model": "gpt-4o-mini",
+    },  # fmt: skip
     "scoring": {
         "relevance_encoder": "spiced",
         "coverage_encoder": "all-minilm-l6-v2",
@@ -131,6 +138,21 @@ def test_another_model_reference_is_not_comparable():
     assert_not_comparable(row, "model.reference gpt-4o (paper: gpt-4o-2024-08-06)")
 
 
+def test_another_few_shot_draw_is_not_comparable():
+    grid = copy.deepcopy(GRID)
+    grid["novbench"]["strategies"] = ["zero", "few"]
+    run = copy.deepcopy(PAPER)
+    run["novbench"]["settings"]["few_shot_examples"] = 3
+    basis = {"run": run, "paper": PAPER, "limits": LIMITS}
+    table = pd.concat([emnlp_table(strategy="few"), emnlp_table().iloc[:1]], ignore_index=True)
+    rows = report.rows(grid, {"emnlp2023": table}, {}, basis, digests={"emnlp2023": SHA})
+    by_cell = rows.set_index(["table", "cell", "metric"])
+    assert_not_comparable(
+        by_cell.loc[("2", "gpt-4o few", "relevance")], "settings.few_shot_examples 3 (paper: 2)"
+    )
+    assert by_cell.loc[("2", "gpt-4o zero", "relevance"), "verdict"] == "match"  # no draw
+
+
 def test_a_dataset_that_is_not_the_release_is_not_comparable():
     row = relevance(report_rows(table=emnlp_table(papers=7)))
     assert_not_comparable(row, "dataset.papers 7 (paper: 1684)")
@@ -239,3 +261,15 @@ def test_every_published_row_says_where_its_number_comes_from(kind):
     assert kind in kinds
     files = pd.concat([novbench, judges])
     assert (files.loc[files["source_kind"] == "authors' file", "source_file"] != "").all()
+
+
+def test_the_share_limits_are_a_validated_config_key():
+    from snakemake.utils import validate
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    config["reproduction"] = {"max_empty_share": 0.2}
+    validate(config, str(REPO / "config" / "schemas" / "config.schema.yaml"))
+    assert config["reproduction"] == {"max_empty_share": 0.2, "max_failed_share": 0.05}
+    config["reproduction"] = {"max_failed_share": 2}
+    with pytest.raises(Exception, match="2 is greater than the maximum of 1"):
+        validate(config, str(REPO / "config" / "schemas" / "config.schema.yaml"))

@@ -197,6 +197,12 @@ def conditions(config: dict, registry: Registry) -> dict:
                 **call_decoding({"mode": "greedy", **decoding}),
             },
             "models": {name: registry.model(name).wire() for name in novbench["models"]},
+            "settings": {
+                "few_shot_examples": novbench.get("few_shot_examples"),
+                "seed": novbench.get("seed"),
+                "keep_fraction": novbench.get("keep_fraction"),
+                "paraphrase_model": novbench.get("paraphrase_model"),
+            },
             "scoring": {key: novbench["scoring"][key] for key, _ in PAPER_SCORERS.values()},
             "datasets": {
                 name: {"sha256": entry.get("sha256"), "papers": entry.get("papers")}
@@ -361,10 +367,25 @@ def release_digest(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def cell_settings(row, settings: dict) -> dict:
+    """The settings that shape a NovBench cell's inputs and prompts: the few-shot draw, the
+    deletion's kept share, the paraphrase model (none where the authors' release gives the
+    perturbed inputs: Table 5's subset)."""
+    chosen = {}
+    if row.strategy == "few":
+        chosen |= {"few_shot_examples": settings["few_shot_examples"], "seed": settings["seed"]}
+    if row.dataset != RELEASE_SUBSET and row.perturbation == "del":
+        chosen |= {"keep_fraction": settings["keep_fraction"], "seed": settings["seed"]}
+    if row.dataset != RELEASE_SUBSET and row.perturbation == "change":
+        chosen |= {"paraphrase_model": settings["paraphrase_model"]}
+    return {key: _set(value) for key, value in chosen.items()}
+
+
 def novbench_conditions(row, settings: dict, table: pd.DataFrame, found, digest) -> dict:
     """What one NovBench number was produced under: the dataset (the release file's SHA-256,
     the human row's paper count), the metric's scorer, and for a model's row the prompts,
-    decoding, the model's wire and the shares of empty and failed answers (table.csv)."""
+    decoding, the model's wire, the cell's settings and the shares of empty and failed answers
+    (table.csv)."""
     human = table[table["model"] == HUMAN]
     papers = int(human["n_papers"].iloc[0]) if len(human) and "n_papers" in human else None
     out = {"dataset": {"sha256": digest, "papers": papers}}
@@ -375,6 +396,7 @@ def novbench_conditions(row, settings: dict, table: pd.DataFrame, found, digest)
             "prompts": settings["prompts"],
             "decoding": settings["decoding"],
             "model": settings["models"].get(row.model),
+            "settings": cell_settings(row, settings["settings"]),
         }
         for share, column in (("empty_share", "n_empty"), ("failed_share", "n_failed")):
             if column in found and found.get("n_papers"):
@@ -392,6 +414,7 @@ def novbench_paper(row, settings: dict) -> dict:
             "prompts": settings["prompts"],
             "decoding": settings["decoding"],
             "model": settings["models"].get(row.model),
+            "settings": cell_settings(row, settings["settings"]),
         }
     return out
 
