@@ -11,4 +11,7 @@ with log_to(snakemake.log[0]):
         snakemake.output.csv,
         snakemake.output.markdown,
         snakemake.output.summary,
+        snakemake.params.cells,
+        snakemake.params.registry,
+        snakemake.params.upstream_root,
     )

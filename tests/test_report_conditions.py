@@ -8,8 +8,10 @@ import copy
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, SAMPLE, shared_file
 
+from noveval.novbench import generation, records
+from noveval.registry import load_registry
 from noveval.reproduction import report
 
 SHA = "a" * 64
@@ -273,3 +275,43 @@ def test_the_share_limits_are_a_validated_config_key():
     config["reproduction"] = {"max_failed_share": 2}
     with pytest.raises(Exception, match="2 is greater than the maximum of 1"):
         validate(config, str(REPO / "config" / "schemas" / "config.schema.yaml"))
+
+
+def sent_requests(tmp_path, prompts: str) -> list[dict]:
+    """Zero-shot GPT-4o requests of three sample papers, in paper mode but for ``prompts``; the
+    cell's requests table written as the run writes it."""
+    papers = records.load_release(SAMPLE).head(3)
+    papers_path = tmp_path / "papers.parquet"
+    records.write_papers(papers, papers_path)
+    rows = generation.generation_requests(
+        papers,
+        papers,
+        "zero",
+        load_registry(REPO / "config" / "models.yaml").model("gpt-4o"),
+        NOVBENCH["decoding"],
+        {"prompts": prompts, **NOVBENCH["settings"]},
+        prompts=prompts,
+        upstream_root=str(shared_file("novbench", "upstream")),
+    )
+    requests_path = tmp_path / f"{prompts}.parquet"
+    pd.DataFrame(rows).to_parquet(requests_path)
+    cell = {"dataset": "emnlp2023", "model": "gpt-4o", "strategy": "zero", "perturbation": "none"}
+    return [cell | {"requests": requests_path, "inputs": papers_path, "papers": papers_path}]
+
+
+def test_requests_that_are_not_the_authors_are_not_comparable(tmp_path):
+    basis = {"run": copy.deepcopy(PAPER), "paper": PAPER, "limits": LIMITS}
+    registry, root = REPO / "config" / "models.yaml", str(shared_file("novbench", "upstream"))
+    key = ("emnlp2023", "gpt-4o", "zero", "none")
+    authors = report.cell_requests(sent_requests(tmp_path, "authors"), basis, registry, root)
+    assert authors[key]["ours"] == authors[key]["paper"]
+    # the run says it used the authors' prompts, but its requests are not theirs
+    builtin = report.cell_requests(sent_requests(tmp_path, "builtin"), basis, registry, root)
+    assert builtin[key]["ours"] != builtin[key]["paper"] == authors[key]["paper"]
+    grid_tables = {"emnlp2023": emnlp_table()}
+    for requests, expected in [(authors, "match"), (builtin, "not comparable")]:
+        rows = report.rows(GRID, grid_tables, {}, basis, digests={"emnlp2023": SHA},
+                           requests=requests)  # fmt: skip
+        row = rows.set_index(["table", "cell", "metric"]).loc[("2", "gpt-4o zero", "relevance")]
+        assert row["verdict"] == expected
+    assert f"requests {builtin[key]['ours']} (paper: {authors[key]['paper']})" in row["reason"]

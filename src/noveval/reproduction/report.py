@@ -71,7 +71,8 @@ JUDGE_REQUESTS = (
     "reasoning_summary",
     "prompt_caching",
 )
-INPUTS = ("tables", "scores", "metrics", "expert", "releases")  # the lists of :func:`inputs`
+# The lists of :func:`inputs`.
+INPUTS = ("tables", "scores", "metrics", "expert", "releases", "requests", "built_from", "scripts")
 JUDGE_AGGREGATION = ("no_aggregation", "even_split", "all_failed")
 # Absolute tolerances of ``within``: NovBench per metric, the judge study per printed unit (a
 # cost is within 10% of the paper's).
@@ -156,9 +157,46 @@ def configured(config: dict) -> dict:
     }
 
 
-def inputs(results: str, grid: dict, novbench, judges) -> dict[str, list[str]]:
+def cells(results: str, grid: dict, novbench) -> list[dict]:
+    """Every NovBench cell of the datasets compared with a paper's: its keys, its requests
+    table, and the inputs and pool its requests were built from."""
+    return [
+        {
+            "dataset": name,
+            "model": cell.model,
+            "strategy": cell.strategy,
+            "perturbation": cell.perturbation,
+            "requests": f"{results}/novbench/{name}/{cell.model}/{cell.name}/requests.parquet",
+            "inputs": novbench.inputs_path(results, name, cell.perturbation),
+            "papers": f"{results}/novbench/{name}/papers.parquet",
+        }
+        for name in (d["name"] for d in grid["novbench"]["datasets"].values())
+        for cell in novbench.cells_of(name)
+    ]
+
+
+def authors_scripts(results: str, cells: list[dict], registry: str | Path) -> list[str]:
+    """The authors' scripts (fetched) that the paper mode's requests of ``cells`` are built
+    from, for the models of ``registry``."""
+    from noveval.novbench.authors import upstream_inputs
+
+    specs = load_registry(registry).models
+    return sorted(
+        {
+            path
+            for cell in cells
+            if cell["model"] in specs
+            for path in upstream_inputs(results, specs[cell["model"]], cell["strategy"])
+        }
+    )
+
+
+def inputs(
+    results: str, grid: dict, novbench, judges, cells: list[dict] = (), scripts: list[str] = ()
+) -> dict[str, list[str]]:
     """The outputs the report reads: of the configured datasets compared with a paper's (and the
-    judge datasets' expert-study file where their release declares one)."""
+    judge datasets' expert-study file where their release declares one), the requests of their
+    ``cells`` with what they were built from, and the authors' ``scripts``."""
     novbench_sets = [d["name"] for d in grid["novbench"]["datasets"].values()]
     judges_sets = [d["name"] for d in grid["judges"]["datasets"].values()]
     return {
@@ -174,6 +212,9 @@ def inputs(results: str, grid: dict, novbench, judges) -> dict[str, list[str]]:
             if file.path == EXPERT_FILE
         ],
         "releases": [novbench.releases[d].path for d in novbench_sets],
+        "requests": [cell["requests"] for cell in cells],
+        "built_from": sorted({path for cell in cells for path in (cell["inputs"], cell["papers"])}),
+        "scripts": list(scripts),
     }
 
 
@@ -381,6 +422,55 @@ def cell_settings(row, settings: dict) -> dict:
     return {key: _set(value) for key, value in chosen.items()}
 
 
+def requests_digest(request_ids) -> str:
+    """One digest of a cell's requests: of their ids, each a hash of everything that reaches the
+    model (its wire, messages and call parameters)."""
+    return hashlib.sha256("\n".join(sorted(request_ids)).encode("utf-8")).hexdigest()[:16]
+
+
+def authors_requests(cell: dict, paper: dict, registry: Registry, upstream_root: str) -> str | None:
+    """The digest of the requests the paper mode sends for ``cell``'s inputs: the authors'
+    prompts (their pinned scripts under ``upstream_root``) with the paper's decoding, settings
+    and model wire (``paper``: :func:`paper_conditions`' NovBench part; None: a model the
+    project's registry does not hold)."""
+    from noveval.novbench import generation, records
+
+    if cell["model"] not in registry.models:
+        return None
+    settings = {"prompts": "authors", **paper["settings"]}
+    requests = generation.generation_requests(
+        inputs=records.read_papers(cell["inputs"]),
+        pool=records.read_papers(cell["papers"]),
+        strategy=cell["strategy"],
+        spec=registry.model(cell["model"]),
+        decoding=paper["decoding"],
+        settings=settings,
+        prompts="authors",
+        upstream_root=upstream_root,
+    )
+    return requests_digest(request["request_id"] for request in requests)
+
+
+def cell_requests(
+    cells: list[dict], basis: dict, registry: str | Path | None, upstream_root: str | None
+) -> dict[tuple, dict]:
+    """Per cell (dataset, model, strategy, perturbation): the digest of the requests the run
+    sent, and of those the paper mode sends for the same inputs (computed when the run used
+    the authors' prompts, whose scripts it then fetched; None otherwise)."""
+    paper = basis["paper"]["novbench"]
+    authors = basis["run"]["novbench"]["prompts"] == "authors" and registry and upstream_root
+    known = load_registry(registry) if authors else None
+    out = {}
+    for cell in cells:
+        sent = pd.read_parquet(cell["requests"], columns=["request_id"])["request_id"]
+        key = (cell["dataset"], cell["model"], cell["strategy"], cell["perturbation"])
+        out[key] = {
+            "ours": requests_digest(sent),
+            "paper": authors_requests(cell, paper, known, upstream_root) if authors else None,
+        }
+    return out
+
+
 def novbench_conditions(row, settings: dict, table: pd.DataFrame, found, digest) -> dict:
     """What one NovBench number was produced under: the dataset (the release file's SHA-256,
     the human row's paper count), the metric's scorer, and for a model's row the prompts,
@@ -420,9 +510,15 @@ def novbench_paper(row, settings: dict) -> dict:
 
 
 def novbench_row(
-    row, grid: dict, tables: dict[str, pd.DataFrame], basis: dict, digests: dict[str, str]
+    row,
+    grid: dict,
+    tables: dict[str, pd.DataFrame],
+    basis: dict,
+    digests: dict[str, str],
+    requests: dict[tuple, dict] | None = None,
 ) -> dict:
-    """Our value of one published NovBench number, or why there is none."""
+    """Our value of one published NovBench number, or why there is none (``requests``:
+    :func:`cell_requests`)."""
     subset = row.subset.split("=")[0]
     if subset in SUBSETS:
         return _not_run(SUBSETS[subset])
@@ -450,17 +546,15 @@ def novbench_row(
     if row.metric not in found:
         return _not_run(f"no column '{row.metric}' in {dataset['name']}/table.csv")
     ours = found.iloc[0]
-    return judged(
-        row,
-        float(ours[row.metric]),
-        TOLERANCES[row.metric],
-        novbench_conditions(
-            row, basis["run"]["novbench"], table, ours, digests.get(dataset["name"])
-        ),
-        novbench_paper(row, basis["paper"]["novbench"]),
-        basis["limits"],
-        (row.note,),
+    run = novbench_conditions(
+        row, basis["run"]["novbench"], table, ours, digests.get(dataset["name"])
     )
+    paper = novbench_paper(row, basis["paper"]["novbench"])
+    key = (dataset["name"], row.model, row.strategy, row.perturbation)
+    if key in (requests or {}):
+        run["requests"], paper["requests"] = requests[key]["ours"], requests[key]["paper"]
+    value, tolerance = float(ours[row.metric]), TOLERANCES[row.metric]
+    return judged(row, value, tolerance, run, paper, basis["limits"], (row.note,))
 
 
 def selects(pattern: str, name: str) -> bool:
@@ -606,14 +700,17 @@ def rows(
     basis: dict,
     expert: dict | None = None,
     digests: dict[str, str] | None = None,
+    requests: dict[tuple, dict] | None = None,
 ) -> pd.DataFrame:
     """One report row per published number of both studies. ``basis``: the run's and the
     paper's conditions (:func:`conditions`, :func:`paper_conditions`) and the share limits
     (config ``reproduction``); ``expert``: the expert-study counts per judge dataset
-    (:func:`expert_counts`); ``digests``: the SHA-256 of each NovBench dataset's release file."""
+    (:func:`expert_counts`); ``digests``: the SHA-256 of each NovBench dataset's release file;
+    ``requests``: the digests of each cell's requests (:func:`cell_requests`)."""
     out = []
     for row in published("novbench").itertuples(index=False):
-        out.append(_base(row) | novbench_row(row, grid["novbench"], tables, basis, digests or {}))
+        ours = novbench_row(row, grid["novbench"], tables, basis, digests or {}, requests)
+        out.append(_base(row) | ours)
     for row in published("judges").itertuples(index=False):
         out.append(_base(row) | judges_row(row, grid["judges"], metrics, expert or {}, basis))
     return pd.DataFrame(out, columns=COLUMNS)
@@ -690,11 +787,16 @@ def write(
     csv_path: str,
     markdown_path: str,
     summary_path: str,
+    cells: list[dict] = (),
+    registry: str | None = None,
+    upstream_root: str | None = None,
 ) -> None:
     """Read the configured outputs (``paths``: :func:`inputs`' lists; paths name their dataset
     and format; an expert-study file its dataset, as
     ``{downloads}/{dataset}/expert-annotations/judge_errors.csv``; the release files in the
-    order of the grid's NovBench datasets) and write the report and its summary."""
+    order of the grid's NovBench datasets) and write the report and its summary. ``cells``:
+    :func:`cells`; ``registry`` and ``upstream_root``: the project's registry and the fetched
+    authors' scripts, for the paper mode's requests of each cell."""
     from noveval.novbench import uncertainty  # scipy: here, not when the Snakefile imports this
 
     tables = {Path(p).parent.name: pd.read_csv(p) for p in paths["tables"]}
@@ -707,7 +809,8 @@ def write(
     scores = {}
     for path in paths["scores"]:
         scores.setdefault(Path(path).parent.parent.name, []).append(path)
-    report = rows(grid, tables, metrics, basis, expert, digests)
+    requests = cell_requests(list(cells), basis, registry, upstream_root)
+    report = rows(grid, tables, metrics, basis, expert, digests, requests)
     sections = {d: uncertainty.markdown(read_tables(paths)) for d, paths in scores.items()}
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     report.to_csv(csv_path, index=False)
