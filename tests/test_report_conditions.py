@@ -253,7 +253,13 @@ def test_summary_counts_every_table_and_names_the_largest_differences():
         assert f"| {table} " in text
     assert "not comparable" in text and "empty_share 0.119" in text
     counts = rows.groupby("verdict").size()
-    assert counts["not comparable"] >= 1 and counts["match"] >= 1
+    assert counts["not comparable"] == 4 and counts["match"] == 2  # gpt-4o zero; P4 twice
+    # the human row has no Clarity in the table: not run, not "outside"
+    human = rows.set_index(["table", "cell", "metric"]).loc[("2", "human", "clarity")]
+    assert (human["verdict"], human["reason"]) == (
+        "not run",
+        "no value of 'clarity' in emnlp2023/table.csv",
+    )
 
 
 @pytest.mark.parametrize("kind", ["printed", "authors' file", "own regression value"])
@@ -315,3 +321,32 @@ def test_requests_that_are_not_the_authors_are_not_comparable(tmp_path):
         row = rows.set_index(["table", "cell", "metric"]).loc[("2", "gpt-4o zero", "relevance")]
         assert row["verdict"] == expected
     assert f"requests {builtin[key]['ours']} (paper: {authors[key]['paper']})" in row["reason"]
+
+
+def test_write_opens_the_report_with_the_summary_and_writes_it_as_its_own_file(tmp_path):
+    folder = tmp_path / "novbench" / "coling2020"
+    folder.mkdir(parents=True)
+    human = {"model": "human", "strategy": "-", "perturbation": "-", "kc": 0.7045, "ls": 0.8871,
+             "n_papers": 73, "n_empty": 0, "n_failed": 0} | SCORERS  # fmt: skip
+    pd.DataFrame([human]).to_csv(folder / "table.csv", index=False)
+    grid = {"novbench": {"datasets": {"coling2020": {"name": "coling2020", "models": []}},
+                         "strategies": [], "perturbations": []},
+            "judges": {"datasets": {}, "models": [], "changes": []}}  # fmt: skip
+    paper = copy.deepcopy(PAPER)
+    paper["novbench"]["datasets"]["coling2020"]["sha256"] = report.release_digest(
+        shared_file("novbench", "coling2020_pairs.json")
+    )
+    paths = dict.fromkeys(report.INPUTS, []) | {
+        "tables": [str(folder / "table.csv")],
+        "releases": [str(shared_file("novbench", "coling2020_pairs.json"))],
+    }
+    out = {name: tmp_path / name for name in ("report.csv", "report.md", "summary.md")}
+    basis = {"run": paper, "paper": paper, "limits": LIMITS}
+    report.write(paths, grid, basis, *(str(path) for path in out.values()))
+    rows = pd.read_csv(out["report.csv"], keep_default_na=False)
+    assert list(rows.columns) == report.COLUMNS
+    kc = rows[(rows["table"] == "4") & (rows["metric"] == "kc")].iloc[0]
+    assert kc["verdict"] == "match" and '"dataset.papers": 73' in kc["conditions"]
+    text = out["report.md"].read_text()
+    assert text.index("## Summary") < text.index("## Compared numbers")
+    assert out["summary.md"].read_text().startswith("# Reproduction summary\n\n## Summary")

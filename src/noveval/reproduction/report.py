@@ -546,6 +546,8 @@ def novbench_row(
     if row.metric not in found:
         return _not_run(f"no column '{row.metric}' in {dataset['name']}/table.csv")
     ours = found.iloc[0]
+    if pd.isna(ours[row.metric]):
+        return _not_run(f"no value of '{row.metric}' in {dataset['name']}/table.csv")
     run = novbench_conditions(
         row, basis["run"]["novbench"], table, ours, digests.get(dataset["name"])
     )
