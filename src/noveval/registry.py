@@ -166,12 +166,25 @@ class ModelSpec:
 
 
 @dataclass(frozen=True)
+class ScorerSpec:
+    """A metric model (encoder or fluency LM) on the Hugging Face hub: rule weights downloads it
+    at ``revision``, as it does the vLLM models' weights, and scoring reads it offline."""
+
+    name: str
+    reference: str
+    revision: str | None = None
+    download_gb: float | None = None
+
+
+@dataclass(frozen=True)
 class Registry:
-    """Models, sentence encoders and fluency language models by name."""
+    """Models, sentence encoders and fluency language models by name (``scorers``: the
+    encoders and language models given as hub entries, by name)."""
 
     models: dict[str, ModelSpec]
     encoders: dict[str, str]
     language_models: dict[str, str]
+    scorers: dict[str, ScorerSpec] = field(default_factory=dict)
 
     def model(self, name: str) -> ModelSpec:
         """The spec of a generator/judge model, or an error listing the known names."""
@@ -290,8 +303,38 @@ def load_registry(path: str | Path) -> Registry:
             models[name] = ModelSpec(name=name, **entry)
         except TypeError as error:
             raise RegistryError(f"model '{name}': {error}") from None
+    scorers: dict[str, ScorerSpec] = {}
+    references = {}
+    for section in ("encoders", "language_models"):
+        references[section] = {}
+        for name, entry in (raw.get(section) or {}).items():
+            if isinstance(entry, str):
+                references[section][name] = entry
+                continue
+            scorer = _scorer(section, name, entry)
+            if name in scorers and scorers[name] != scorer:
+                raise RegistryError(f"{section} '{name}': another scorer has this name")
+            if name in models and models[name].engine == "vllm":
+                raise RegistryError(f"{section} '{name}': a vLLM model has this name")
+            scorers[name] = scorer
+            references[section][name] = scorer.reference
     return Registry(
         models=models,
-        encoders=dict(raw.get("encoders") or {}),
-        language_models=dict(raw.get("language_models") or {}),
+        encoders=references["encoders"],
+        language_models=references["language_models"],
+        scorers=scorers,
     )
+
+
+def _scorer(section: str, name: str, entry) -> ScorerSpec:
+    """A hub scorer entry: {reference, revision, download_gb}."""
+    if not isinstance(entry, dict) or "reference" not in entry:
+        raise RegistryError(
+            f"{section} '{name}': give a reference string, or a mapping with reference "
+            "(and revision, download_gb)"
+        )
+    unknown = sorted(set(entry) - {"reference", "revision", "download_gb"})
+    if unknown:
+        raise RegistryError(f"{section} '{name}': unknown keys {', '.join(unknown)}")
+    _check_revision(name, entry)
+    return ScorerSpec(name=name, **entry)

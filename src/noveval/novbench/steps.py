@@ -18,6 +18,7 @@ from noveval.novbench import generation, perturbation, records, tables
 from noveval.novbench.decoding import read_generation_config
 from noveval.novbench.parsing import parse_evaluation
 from noveval.registry import load_registry
+from noveval.weights import use_offline
 
 log = logging.getLogger(__name__)
 
@@ -199,25 +200,30 @@ def score(
     scoring: dict,
     registry_path: str,
     scores_path: str,
+    weights_manifests: list[str] = (),
 ) -> None:
     """Per-paper scores of a model's cells, or of the human row when ``parsed_paths`` is empty.
 
-    The metric models load once, and each unique sentence is embedded and scored once.
+    The metric models load once, and each unique sentence is embedded and scored once. The hub
+    scorers load from the snapshots of ``weights_manifests`` (rule weights), with the hub off.
     """
     from noveval.novbench.scoring import NovBenchScorer
 
+    located = use_offline(weights_manifests)
     registry = load_registry(registry_path)
     papers = records.read_papers(papers_path)
     if parsed_paths:
         parsed = read_tables(parsed_paths)
     else:
         parsed = gold_as_parsed(papers)
-    scorer = NovBenchScorer(
-        relevance_encoder=registry.encoder(scoring["relevance_encoder"]),
-        coverage_encoder=registry.encoder(scoring["coverage_encoder"]),
-        fluency_lm=registry.language_model(scoring["fluency_lm"]),
-        coverage_threshold=scoring["coverage_threshold"],
-    )
+    references = {
+        "relevance_encoder": registry.encoder(scoring["relevance_encoder"]),
+        "coverage_encoder": registry.encoder(scoring["coverage_encoder"]),
+        "fluency_lm": registry.language_model(scoring["fluency_lm"]),
+    }
+    loaded = {key: located.get(reference, reference) for key, reference in references.items()}
+    log.info("scorers: %s", loaded)
+    scorer = NovBenchScorer(**loaded, coverage_threshold=scoring["coverage_threshold"])
     scores = scorer.score(papers, parsed)
     scores[CELL_COLUMNS] = parsed[CELL_COLUMNS]
     for key in ("relevance_encoder", "coverage_encoder", "fluency_lm"):
