@@ -20,7 +20,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 
 from noveval.engines.servers import server_command, server_environment
 from noveval.plan import weights_table
-from noveval.registry import load_registry
+from noveval.registry import RegistryError, load_registry
 from noveval.weights import (
     WeightsError,
     download,
@@ -297,3 +297,18 @@ def test_a_hub_scorer_is_downloaded_pinned_and_read_with_the_hub_off(tmp_path, m
     assert json.loads(Path(folder, "1_Pooling", "config.json").read_text()) == {
         "pooling_mode_mean_tokens": True
     }
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"revision": COMMIT}, "encoders 'tiny-encoder': give a reference string, or a mapping"),
+        ({"reference": SCORER_ID, "sha": COMMIT}, "encoders 'tiny-encoder': unknown keys sha"),
+        ({"reference": SCORER_ID, "revision": "main"}, "revision must be a commit hash"),
+    ],
+)
+def test_a_hub_scorer_entry_is_checked(tmp_path, entry, message):
+    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
+    registry["encoders"]["tiny-encoder"] = entry
+    with pytest.raises(RegistryError, match=message):
+        load_registry(write_yaml(tmp_path / "models.yaml", registry))
