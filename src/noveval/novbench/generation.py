@@ -12,26 +12,13 @@ import pandas as pd
 
 from noveval.chat_requests import build_request
 from noveval.novbench import authors
+from noveval.novbench.decoding import call_decoding
 from noveval.novbench.parsing import format_evaluation
 from noveval.registry import ModelSpec
 from noveval.templates import render
 
 STRATEGIES = ("zero", "few", "rag")
 PROMPTS = ("builtin", "authors")
-DECODING_MODES = ("greedy", "authors")
-
-
-def call_decoding(decoding: dict) -> dict:
-    """The decoding values a request sends: ``mode: authors`` sends no temperature and no seed
-    (the authors sent none; hosted APIs and open models then use their own defaults)."""
-    mode = decoding["mode"]
-    if mode not in DECODING_MODES:
-        raise ValueError(f"decoding.mode '{mode}' is unknown (known: {', '.join(DECODING_MODES)})")
-    values = {key: value for key, value in decoding.items() if key != "mode"}
-    if mode == "authors":
-        values.pop("temperature", None)
-        values.pop("seed", None)
-    return values
 
 
 def few_shot_draw(pool: pd.DataFrame, paper_id: str, count: int, seed: int) -> list[dict]:
@@ -118,11 +105,15 @@ def generation_requests(
     settings: dict,
     prompts: str = "builtin",
     upstream_root: str | None = None,
+    generation_config: dict | None = None,
 ) -> list[dict]:
     """One chat request per paper of ``inputs`` for the cell (model, strategy).
 
-    ``prompts: authors`` needs ``upstream_root``, a folder laid out like the authors' repository.
+    ``prompts: authors`` needs ``upstream_root``, a folder laid out like the authors' repository;
+    ``decoding.mode: authors`` on an open model needs its ``generation_config``
+    (``noveval.novbench.decoding``).
     """
+    sent = call_decoding(decoding, spec, generation_config)
     if prompts not in PROMPTS:
         raise ValueError(f"novbench.prompts '{prompts}' is unknown (known: {', '.join(PROMPTS)})")
     if prompts == "authors" and not upstream_root:
@@ -138,7 +129,7 @@ def generation_requests(
                 item_id=paper["paper_id"],
                 spec=spec,
                 messages=messages,
-                decoding=call_decoding(decoding),
+                decoding=sent,
             )
         )
     return rows

@@ -168,12 +168,24 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
     return grid
 
 
+def scorer_names(scoring: dict) -> list[str]:
+    """The registry names of the scorers (encoders, fluency LM) of ``novbench.scoring``."""
+    return [scoring["relevance_encoder"], scoring["coverage_encoder"], scoring["fluency_lm"]]
+
+
 def scorer_references(registry: Registry, scoring: dict) -> dict[str, str]:
-    """What the scorers load (encoders, fluency LM): a changed reference reruns scoring."""
+    """What the scorers load (encoders, fluency LM; a hub scorer at its revision): a changed
+    reference or revision reruns scoring."""
+
+    def pinned(name: str, reference: str) -> str:
+        scorer = registry.scorers.get(name)
+        return f"{reference}@{scorer.revision}" if scorer else reference
+
+    relevance, coverage, fluency = scorer_names(scoring)
     return {
-        "relevance": registry.encoder(scoring["relevance_encoder"]),
-        "coverage": registry.encoder(scoring["coverage_encoder"]),
-        "fluency": registry.language_model(scoring["fluency_lm"]),
+        "relevance": pinned(relevance, registry.encoder(relevance)),
+        "coverage": pinned(coverage, registry.encoder(coverage)),
+        "fluency": pinned(fluency, registry.language_model(fluency)),
     }
 
 
