@@ -119,15 +119,19 @@ def generation_requests(
 
 
 def parse_responses(
-    responses_path: str, cell: dict, parsed_path: str, think_opened: bool = False
+    responses_path: str,
+    cell: dict,
+    parsed_path: str,
+    think_opened: bool = False,
+    keep_duplicates: bool = False,
 ) -> None:
     """Model outputs of one cell (from its batch's responses) → items with labels and
     instruction-following flags (``think_opened``: the registry's ``think_opened_by_template``
-    of the cell's model)."""
+    of the cell's model; ``keep_duplicates``: repeated items count, as in the authors' scoring)."""
     responses = read_responses(responses_path, f"{cell['strategy']}-{cell['perturbation']}")
     rows = []
     for response in responses.to_dict("records"):
-        parsed = parse_evaluation(response["text"], think_opened)
+        parsed = parse_evaluation(response["text"], think_opened, keep_duplicates)
         rows.append(
             {
                 **cell,
