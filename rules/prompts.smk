@@ -109,6 +109,7 @@ rule novbench_requests:
             config["novbench"], "prompts", "few_shot_examples", "seed"
         ),
         upstream_root=f"{RESULTS}/downloads/upstream/novbench",
+        library_root=f"{RESULTS}/downloads/upstream/ai_researcher",
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/novbench_requests.py"

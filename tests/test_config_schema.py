@@ -61,7 +61,7 @@ def test_defaults_fill_a_minimal_config():
     assert config["decoding"]["mode"] == "greedy"
     assert config["inference"]["failure_budget"] == 0
     assert config["novbench"]["prompts"] == "builtin"
-    assert config["upstream"] == {"novbench": None, "judges": None}
+    assert config["upstream"] == {"novbench": None, "judges": None, "ai_researcher": None}
     assert config["plan"] == {}
     judges = config["judges"]
     assert {key: judges[key] for key in judges if key not in MINIMAL["judges"]} == {

@@ -3,14 +3,18 @@ released perturbations of Table 5 and the release layout behind config/paper.yam
 
 The expected prompts are built here from the shared copies of the authors' scripts, apart from the
 project's code: the test cuts each script's prompt function out of its text and runs only that
-function, in an empty namespace, on the raw JSON record.
+function, in an empty namespace, on the raw JSON record. The reviewer models' requests are checked
+the same way against the ai_researcher library their scripts call (its system prompt and sampling
+cut out of a shared copy of the library at the pinned commit).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 import re
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +22,7 @@ import pytest
 import yaml
 from conftest import REPO, SAMPLE, run_snakemake, shared_file, write_yaml
 
+from noveval import upstream
 from noveval.novbench import generation, grid, perturbation, records
 from noveval.registry import load_registry
 from noveval.upstream import UpstreamError
@@ -122,6 +127,159 @@ def test_open_model_few_shot_keeps_its_own_apostrophe(papers):
     hosted = json.loads(authors_request(papers, "S002", "few", "gpt-4o")["messages"])
     assert "### Now it’s your turn:" in open_model[0]["content"]
     assert "### Now it's your turn:" in hosted[0]["content"]
+
+
+# --- the reviewer models: the scripts' prompt as custom_prompt of the ai_researcher library ----
+
+REVIEWERS = {
+    "cyclereviewer-8b": ("CycleReviewer", "cycle_reviewer.py"),
+    "cyclereviewer-70b": ("CycleReviewer", "cycle_reviewer.py"),
+    "deepreviewer-7b": ("Deep_review", "deep_reviewer.py"),
+    "deepreviewer-14b": ("Deep_review", "deep_reviewer.py"),
+}
+REVIEWER_CASES = [(m, s) for m in REVIEWERS for s in ("zero", "few", "rag")]
+
+
+def library_root() -> Path:
+    """The shared copy of the ai_researcher library (zhu-minjun/Researcher at the pinned commit)."""
+    return shared_file("novbench", "ai-researcher")
+
+
+def reviewer_script(model: str, strategy: str) -> str:
+    """The script's name; the few-shot ones hold "it’s" as GBK bytes, read as such."""
+    return f"{REVIEWERS[model][0]}_{strategy}.py"
+
+
+def reviewer_prompt(script: str):
+    text = (upstream_root() / SCRIPTS / script).read_bytes().decode("gbk")
+    snippet = re.search(r'^def build_novelty\w*\(.*?\):\n\s+return f""".*?"""\n', text, re.S | re.M)
+    namespace: dict = {"__builtins__": {}}
+    exec(snippet.group(0), namespace)  # noqa: S102 - the authors' f-string function only
+    (function,) = [value for key, value in namespace.items() if key.startswith("build_novelty")]
+    return function
+
+
+def library_request(model: str) -> tuple[str, dict]:
+    """The library's system prompt and sampling for the scripts' call, cut out of its text:
+    DeepReviewer's ``_generate_system_prompt`` run for "Fast Mode" (what ``mode="Fast Mode"``
+    selects), CycleReviewer's ``system_prompt`` literal, and their ``SamplingParams``."""
+    text = (library_root() / "ai_researcher" / REVIEWERS[model][1]).read_text(encoding="utf-8")
+    if model.startswith("deepreviewer"):
+        method = re.search(r"^    def _generate_system_prompt\(.*?(?=^    def )", text, re.S | re.M)
+        namespace: dict = {"__builtins__": {}}
+        exec(textwrap.dedent(method.group(0)), namespace)  # noqa: S102 - one string method
+        system = namespace["_generate_system_prompt"](None, mode="Fast Mode")
+    else:
+        literal = re.search(r'system_prompt = \\\n\s+(""".*?""")', text, re.S).group(1)
+        system = ast.literal_eval(literal)
+    call = re.search(r"SamplingParams\((.*?)\)", text, re.S).group(1)
+    sampling = dict(re.findall(r"(\w+)=([\w.]+)", call))
+    if sampling["max_tokens"] == "max_tokens":  # evaluate's default
+        sampling["max_tokens"] = re.search(r"def evaluate\(.*?max_tokens=(\d+)", text).group(1)
+    return system, {key: float(value) for key, value in sampling.items()}
+
+
+def expected_reviewer_content(model: str, strategy: str, record: dict, pool: dict) -> str:
+    """The script's prompt (the 4 example arguments of few-shot: their call passes the paper's
+    own sentences as a fifth, which fails), then the sentences as the other scripts insert them."""
+    build = reviewer_prompt(reviewer_script(model, strategy))
+    if strategy == "zero":
+        prompt = build()
+    elif strategy == "few":
+        first, second = (pool[i] for i in seeded_draw(record["id"], list(pool), SETTINGS["seed"]))
+        with pytest.raises(TypeError, match="takes 4 positional arguments but 5 were given"):
+            build(record["paper_novelty"], first["paper_novelty"], second["paper_novelty"], 0, 0)
+        prompt = build(
+            first["paper_novelty"],
+            second["paper_novelty"],
+            first["output_format"],
+            second["output_format"],
+        )
+    else:
+        prompt = build(record["retrieved_title"], record["retrieved_abstract"])
+    return prompt + str(record["paper_novelty"])
+
+
+def reviewer_request(papers, paper_id: str, strategy: str, model: str, decoding=DECODING):
+    (row,) = generation.generation_requests(
+        papers[papers["paper_id"] == paper_id],
+        papers,
+        strategy,
+        REGISTRY.model(model),
+        decoding,
+        SETTINGS,
+        prompts="authors",
+        upstream_root=str(upstream_root()),
+        library_root=str(library_root()),
+    )
+    return row
+
+
+@pytest.mark.parametrize(("model", "strategy"), REVIEWER_CASES)
+def test_reviewer_request_is_the_library_call_of_their_script(papers, model, strategy):
+    pool = raw_records()
+    row = reviewer_request(papers, "S001", strategy, model, {**DECODING, "mode": "authors"})
+    system, sampling = library_request(model)
+    expected = expected_reviewer_content(model, strategy, pool["S001"], pool)
+    assert json.loads(row["messages"]) == [
+        {"role": "system", "content": system},
+        {"role": "user", "content": expected},
+    ]
+    assert {key: row[key] for key in sampling} == sampling
+    assert row["seed"] is None
+    if strategy == "few":
+        assert "### Now it’s your turn:" in expected
+    if model.startswith("deepreviewer"):
+        assert "Your thinking mode is Fast Mode" in system
+        assert sampling == {"temperature": 0.4, "top_p": 0.95, "max_tokens": 35000}
+    else:
+        assert sampling == {"temperature": 0.4, "top_p": 0.95, "max_tokens": 7000}
+
+
+def test_reviewer_requests_fit_their_servers_context(papers):
+    """The library's token limit plus the longest prompt of the sample (4 characters a token
+    would be generous; 2 is a floor for English) fits the model's context length."""
+    for model in REVIEWERS:
+        spec = REGISTRY.model(model)
+        for strategy in ("zero", "few", "rag"):
+            rows = generation.generation_requests(
+                papers,
+                papers,
+                strategy,
+                spec,
+                DECODING,
+                SETTINGS,
+                "authors",
+                str(upstream_root()),
+                str(library_root()),
+            )
+            for row in rows:
+                characters = sum(len(m["content"]) for m in json.loads(row["messages"]))
+                assert row["max_tokens"] + characters / 2 <= spec.context_length, model
+
+
+def test_the_library_is_pinned_at_a_commit_and_checked():
+    source = upstream.UpstreamSource("ai_researcher", library_root())
+    for path, pin in upstream.pinned("ai_researcher").items():
+        assert source.text(path)
+        assert pin.url.startswith(
+            "https://raw.githubusercontent.com/zhu-minjun/Researcher/"
+            "f07184701ee722575f144ecfbf753460a7e45160/"
+        )
+
+
+def test_reviewer_models_need_the_library(papers):
+    with pytest.raises(ValueError, match="'deepreviewer-7b' needs the folder of the ai_researcher"):
+        generation.generation_requests(
+            papers,
+            papers,
+            "zero",
+            REGISTRY.model("deepreviewer-7b"),
+            DECODING,
+            SETTINGS,
+            "authors",
+            str(upstream_root()),
+        )
 
 
 def test_builtin_prompts_stay_the_default(papers):

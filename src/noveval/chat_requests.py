@@ -19,6 +19,7 @@ REQUEST_COLUMNS = [
     "reasoning_effort",
     "cache_control",
     "reasoning_summary",
+    "top_p",
 ]
 RESPONSE_COLUMNS = [
     "request_id",
@@ -65,8 +66,9 @@ def build_request(
 ) -> dict:
     """One row of a requests table, adapted to the model (``spec.call_parameters``).
 
-    ``decoding`` holds ``max_tokens`` and optionally ``temperature``, ``seed`` and
-    ``reasoning_effort``; a missing or null value, or one the model does not take, is not sent.
+    ``decoding`` holds ``max_tokens`` and optionally ``temperature``, ``seed``,
+    ``reasoning_effort`` and ``top_p``; a missing or null value, or one the model does not take,
+    is not sent.
     A seed the model does not take still tells repeated calls apart (seed + call index): it
     stays in the id as the sample number, so each repeat is a call of its own.
     ``cache_control``: Anthropic's prompt caching of the whole prompt; ``reasoning_summary``: the

@@ -105,7 +105,8 @@ class ModelSpec:
 
     def call_parameters(self, decoding: dict, response_format: dict | None = None) -> dict:
         """The call parameters this model is sent for ``decoding`` (keys ``max_tokens`` and
-        optionally ``temperature``, ``seed``, ``reasoning_effort``; null: not sent).
+        optionally ``temperature``, ``seed``, ``reasoning_effort``, ``top_p``; null: not sent;
+        ``top_p`` is a parameter only where set, so requests without it keep their ids).
 
         The registry's ``reasoning_effort`` applies where ``decoding`` sets none. A sampling
         setting the model does not take is left out (logged once per model); an effort level it
@@ -118,6 +119,8 @@ class ModelSpec:
             "reasoning_effort": decoding.get("reasoning_effort") or self.reasoning_effort,
             "response_format": response_format,
         }
+        if decoding.get("top_p") is not None:
+            parameters["top_p"] = float(decoding["top_p"])
         accepts = {"temperature": self.accepts_temperature, "seed": self.accepts_seed}
         for key, accepted in accepts.items():
             if parameters[key] is not None and not accepted:

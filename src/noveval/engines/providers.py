@@ -76,7 +76,8 @@ def arguments(endpoint: Endpoint, request: dict) -> dict:
         "extra_headers": {"X-Request-Id": request["request_id"]},
     }
     extra_body = dict(endpoint.extra_body or {})
-    for optional in ("temperature", "seed"):  # the SDKs of responses and messages lack seed
+    # the SDKs of responses and messages lack seed (and top_p is sent to local servers only)
+    for optional in ("temperature", "seed", "top_p"):
         if _present(request.get(optional)):
             (arguments if endpoint.api == "chat" else extra_body)[optional] = request[optional]
     if endpoint.api == "chat":

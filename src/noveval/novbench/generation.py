@@ -83,28 +83,46 @@ def builtin_messages(paper: dict, strategy: str, pool: pd.DataFrame, settings: d
 
 
 def authors_messages(
-    paper: dict, strategy: str, pool: pd.DataFrame, settings: dict, spec: ModelSpec, root: str
+    paper: dict,
+    strategy: str,
+    pool: pd.DataFrame,
+    settings: dict,
+    spec: ModelSpec,
+    root: str,
+    library: authors.LibraryCall | None = None,
 ) -> list:
     """The messages the authors' script for ``spec`` builds: the descriptions as they inserted
-    them (``novelty_text``), few-shot demonstrations with the raw gold text, RAG references."""
+    them (``novelty_text``), few-shot demonstrations with the raw gold text, RAG references.
+
+    With ``library`` (the reviewer models) the script's prompt leaves the descriptions out and
+    the library sends its system prompt, then the prompt followed by the descriptions. Their
+    few-shot scripts pass the paper's own sentences as a fifth argument to a function of four,
+    which cannot run; the four it takes are the two examples' inputs and outputs.
+    """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy '{strategy}' (known: {', '.join(STRATEGIES)})")
     prompt = authors.prompt_of(root, authors.script_path(spec, strategy))
     novelty = paper["novelty_text"]
+    inserted = [] if library else [novelty]
     if strategy == "zero":
-        text = prompt.render(novelty)
+        text = prompt.render(*inserted)
     elif strategy == "few":
-        count = (len(prompt.parameters) - 1) // 2
+        count = (len(prompt.parameters) - len(inserted)) // 2
         examples = few_shot_draw(pool, paper["paper_id"], count, settings["seed"])
         text = prompt.render(
-            novelty,
+            *inserted,
             *(example["novelty_text"] for example in examples),
             *(example["gold_text"] for example in examples),
         )
     else:
         text = prompt.render(
-            novelty, list(paper["retrieved_titles"]), list(paper["retrieved_abstracts"])
+            *inserted, list(paper["retrieved_titles"]), list(paper["retrieved_abstracts"])
         )
+    if library:
+        return [
+            {"role": "system", "content": library.system},
+            {"role": "user", "content": text + novelty},
+        ]
     system = [{"role": "system", "content": prompt.system}] if prompt.system else []
     return [*system, {"role": "user", "content": text}]
 
@@ -118,27 +136,37 @@ def generation_requests(
     settings: dict,
     prompts: str = "builtin",
     upstream_root: str | None = None,
+    library_root: str | None = None,
 ) -> list[dict]:
     """One chat request per paper of ``inputs`` for the cell (model, strategy).
 
-    ``prompts: authors`` needs ``upstream_root``, a folder laid out like the authors' repository.
+    ``prompts: authors`` needs ``upstream_root``, a folder laid out like the authors' repository,
+    and for the reviewer models ``library_root``, one laid out like the ai_researcher library's:
+    their requests sample as the library does (its temperature, top_p and token limit).
     """
     if prompts not in PROMPTS:
         raise ValueError(f"novbench.prompts '{prompts}' is unknown (known: {', '.join(PROMPTS)})")
     if prompts == "authors" and not upstream_root:
         raise ValueError("novbench.prompts 'authors' needs the folder of the authors' scripts")
+    sent = call_decoding(decoding)
+    library = authors.library_of(spec) if prompts == "authors" else None
+    if library:
+        if not library_root:
+            raise ValueError(
+                f"novbench.prompts 'authors': model '{spec.name}' needs the folder of the "
+                f"{authors.LIBRARY} library its authors' scripts call"
+            )
+        library = authors.library_call(library_root, library)
+        sent = {**sent, **library.sampling}
     rows = []
     for paper in inputs.to_dict("records"):
         if prompts == "authors":
-            messages = authors_messages(paper, strategy, pool, settings, spec, upstream_root)
+            messages = authors_messages(
+                paper, strategy, pool, settings, spec, upstream_root, library
+            )
         else:
             messages = builtin_messages(paper, strategy, pool, settings)
         rows.append(
-            build_request(
-                item_id=paper["paper_id"],
-                spec=spec,
-                messages=messages,
-                decoding=call_decoding(decoding),
-            )
+            build_request(item_id=paper["paper_id"], spec=spec, messages=messages, decoding=sent)
         )
     return rows

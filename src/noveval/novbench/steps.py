@@ -101,6 +101,7 @@ def generation_requests(
     settings: dict,
     requests_path: str,
     upstream_root: str | None = None,
+    library_root: str | None = None,
 ) -> None:
     """Chat requests of one grid cell (``settings['prompts']``: builtin or authors)."""
     spec = load_registry(registry_path).model(model)
@@ -113,6 +114,7 @@ def generation_requests(
         settings=settings,
         prompts=settings["prompts"],
         upstream_root=upstream_root,
+        library_root=library_root,
     )
     log.info("%s/%s: %d requests", model, strategy, len(rows))
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
