@@ -23,6 +23,7 @@ import yaml
 from conftest import REPO, SAMPLE, run_snakemake, shared_file, write_yaml
 
 from noveval import upstream
+from noveval.engines import providers
 from noveval.novbench import generation, grid, perturbation, records
 from noveval.registry import load_registry
 from noveval.upstream import UpstreamError
@@ -256,6 +257,17 @@ def test_reviewer_requests_fit_their_servers_context(papers):
             for row in rows:
                 characters = sum(len(m["content"]) for m in json.loads(row["messages"]))
                 assert row["max_tokens"] + characters / 2 <= spec.context_length, model
+
+
+def test_the_library_sampling_reaches_the_local_server(papers):
+    authors_decoding = {**DECODING, "mode": "authors"}
+    row = reviewer_request(papers, "S001", "zero", "deepreviewer-7b", authors_decoding)
+    endpoint = providers.Endpoint(base_url="http://127.0.0.1:1/v1", api_key="-", served_model="m")
+    sent = providers.arguments(endpoint, row)
+    assert (sent["temperature"], sent["top_p"], sent["max_tokens"]) == (0.4, 0.95, 35000)
+    assert "seed" not in sent
+    hosted = authors_request(papers, "S001", "zero", "gpt-4o")
+    assert "top_p" not in hosted and "top_p" not in providers.arguments(endpoint, hosted)
 
 
 def test_the_library_is_pinned_at_a_commit_and_checked():
