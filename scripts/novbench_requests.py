@@ -14,5 +14,5 @@ with log_to(snakemake.log[0]):
         settings=snakemake.params.settings,
         requests_path=snakemake.output[0],
         upstream_root=snakemake.params.upstream_root,
-        library_root=snakemake.params.library_root,
+        source_roots=dict(snakemake.params.source_roots),
     )

@@ -17,6 +17,7 @@ import re
 import textwrap
 from pathlib import Path
 
+import jinja2
 import pandas as pd
 import pytest
 import yaml
@@ -139,11 +140,21 @@ REVIEWERS = {
     "deepreviewer-14b": ("Deep_review", "deep_reviewer.py"),
 }
 REVIEWER_CASES = [(m, s) for m in REVIEWERS for s in ("zero", "few", "rag")]
+SOURCES = ("ai_researcher", "openreviewer", "reviewer2")
+
+
+def source_root(source: str) -> Path:
+    """The shared copy of a pinned source beside the authors' scripts (model-code/<source>): the
+    ai_researcher library, maxidl/openreviewer and ZhaolinGao/Reviewer2 at their pinned commits."""
+    return shared_file("novbench", "model-code", source)
 
 
 def library_root() -> Path:
-    """The shared copy of the ai_researcher library (zhu-minjun/Researcher at the pinned commit)."""
-    return shared_file("novbench", "ai-researcher")
+    return source_root("ai_researcher")
+
+
+def source_roots() -> dict[str, str]:
+    return {source: str(source_root(source)) for source in SOURCES}
 
 
 def reviewer_script(model: str, strategy: str) -> str:
@@ -211,7 +222,7 @@ def reviewer_request(papers, paper_id: str, strategy: str, model: str, decoding=
         SETTINGS,
         prompts="authors",
         upstream_root=str(upstream_root()),
-        library_root=str(library_root()),
+        source_roots=source_roots(),
     )
     return row
 
@@ -252,7 +263,7 @@ def test_reviewer_requests_fit_their_servers_context(papers):
                 SETTINGS,
                 "authors",
                 str(upstream_root()),
-                str(library_root()),
+                source_roots(),
             )
             for row in rows:
                 characters = sum(len(m["content"]) for m in json.loads(row["messages"]))
@@ -270,18 +281,23 @@ def test_the_library_sampling_reaches_the_local_server(papers):
     assert "top_p" not in hosted and "top_p" not in providers.arguments(endpoint, hosted)
 
 
-def test_the_library_is_pinned_at_a_commit_and_checked():
-    source = upstream.UpstreamSource("ai_researcher", library_root())
-    for path, pin in upstream.pinned("ai_researcher").items():
+PINNED_AT = {
+    "ai_researcher": "zhu-minjun/Researcher/f07184701ee722575f144ecfbf753460a7e45160/",
+    "openreviewer": "maxidl/openreviewer/31798b43b5fc7a20b28e38821a6684fa0e8ca3f8/",
+    "reviewer2": "ZhaolinGao/Reviewer2/74265130d7da55d44288d68d04e86741c465e626/",
+}
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_the_reviewer_sources_are_pinned_at_a_commit_and_checked(name):
+    source = upstream.UpstreamSource(name, source_root(name))
+    for path, pin in upstream.pinned(name).items():
         assert source.text(path)
-        assert pin.url.startswith(
-            "https://raw.githubusercontent.com/zhu-minjun/Researcher/"
-            "f07184701ee722575f144ecfbf753460a7e45160/"
-        )
+        assert pin.url == f"https://raw.githubusercontent.com/{PINNED_AT[name]}{path}"
 
 
 def test_reviewer_models_need_the_library(papers):
-    with pytest.raises(ValueError, match="'deepreviewer-7b' needs the folder of the ai_researcher"):
+    with pytest.raises(ValueError, match="'deepreviewer-7b' needs the folder of the pinned ai_res"):
         generation.generation_requests(
             papers,
             papers,
@@ -292,6 +308,72 @@ def test_reviewer_models_need_the_library(papers):
             "authors",
             str(upstream_root()),
         )
+
+
+# --- Llama-OpenReviewer and Reviewer2: their cards' prompt format around the open-model prompt --
+
+OPEN_SCRIPTS = {"zero": "zero_shot.py", "few": "few_shot.py", "rag": "RAG_prompt.py"}
+THREE_SECTIONS = (
+    "Positive Novelty Evaluations\n-\n\n"
+    "Neutral Novelty Evaluations\n-\n\n"
+    "Negative Novelty Evaluations\n-"
+)
+
+
+def card_text(source: str, path: str) -> str:
+    return (source_root(source) / path).read_text(encoding="utf-8")
+
+
+def openreviewer_templates() -> tuple[str, str]:
+    """generate.py's two templates (the ones the model card shows), cut out of its text."""
+    text = card_text("openreviewer", "llm_training/generate.py")
+    system, user = (
+        re.search(rf'^{name} = """(.*?)"""', text, re.S | re.M).group(1)
+        for name in ("SYSTEM_PROMPT_TEMPLATE", "USER_PROMPT_TEMPLATE")
+    )
+    return system, user
+
+
+def reviewer2_prompt() -> str:
+    """The review model's Llama-2 prompt of demo.py (its second prompt_Llama_2)."""
+    found = re.findall(r"prompt_Llama_2 = (\(.*?\n    \))", card_text("reviewer2", "demo.py"), re.S)
+    return ast.literal_eval(found[-1])
+
+
+@pytest.mark.parametrize("strategy", ["zero", "few", "rag"])
+def test_llama_openreviewer_gets_its_cards_templates_around_the_open_prompt(papers, strategy):
+    pool = raw_records()
+    row = reviewer_request(papers, "S001", strategy, "llama-openreviewer-8b")
+    system, user = openreviewer_templates()
+    prompt = expected_prompt(OPEN_SCRIPTS[strategy], strategy, pool["S001"], pool)
+    assert json.loads(row["messages"]) == [
+        {"role": "system", "content": system.format(review_fields=THREE_SECTIONS)},
+        {"role": "user", "content": user.format(paper_text=prompt)},
+    ]
+    assert (
+        "# Review\n\nPositive Novelty Evaluations\n-\n\nNeutral"
+        in json.loads(row["messages"])[0]["content"]
+    )
+    assert (row["temperature"], row["max_tokens"]) == (0.0, 64)  # the run's decoding
+    assert "top_p" not in row
+
+
+@pytest.mark.parametrize("strategy", ["zero", "few", "rag"])
+def test_reviewer2_prompt_is_its_demos_llama2_prompt_around_the_open_prompt(papers, strategy):
+    """The registry's chat template renders the request to demo.py's review prompt, with the
+    open models' prompt where the demo puts its review instructions."""
+    pool = raw_records()
+    row = reviewer_request(papers, "S002", strategy, "reviewer2")
+    template = REGISTRY.model("reviewer2").chat_template.removeprefix("pypi:noveval/")
+    chat = jinja2.Environment().from_string((REPO / "src/noveval" / template).read_text())
+    rendered = chat.render(messages=json.loads(row["messages"]), bos_token="<s>", eos_token="</s>")
+    demo = reviewer2_prompt()
+    head = demo[: demo.index("<</SYS>>\n") + len("<</SYS>>\n")]
+    prompt = expected_prompt(OPEN_SCRIPTS[strategy], strategy, pool["S002"], pool)
+    assert rendered == f"<s>{head}{prompt}[/INST]"
+    assert head.startswith("[INST] <<SYS>>\nYou are a helpful, respectful and honest assistant.")
+    plain = chat.render(messages=[{"role": "user", "content": "Hello"}], bos_token="<s>")
+    assert plain == "<s>[INST] Hello[/INST]"  # the server start's check request
 
 
 def test_builtin_prompts_stay_the_default(papers):

@@ -24,8 +24,9 @@ log = logging.getLogger(__name__)
 PINS = Path(__file__).with_name("upstream.yaml")
 RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 STUDIES = ("novbench", "judges")
-# Everything pinned: the studies' repositories and the library the NovBench reviewer scripts call.
-SOURCES = (*STUDIES, "ai_researcher")
+# Everything pinned: the studies' repositories, the library the NovBench reviewer scripts call
+# and the files the model cards of the reviewer models without a script point to.
+SOURCES = (*STUDIES, "ai_researcher", "openreviewer", "reviewer2")
 
 
 class UpstreamError(ValueError):

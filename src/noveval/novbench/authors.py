@@ -9,6 +9,8 @@ The reviewer-model scripts (CycleReviewer, DeepReviewer) pass their prompt as ``
 the ``ai_researcher`` library with the paper's sentences apart. The library's system prompt (of
 the review mode the script asks for) and its sampling parameters are read out of its pinned file
 (:func:`library_call`); the user message is the script's prompt followed by the sentences.
+Llama-OpenReviewer and Reviewer2 have no script: their model card's prompt format (read out of
+the pinned file the card points to, :func:`card_format`) wraps the open models' prompt.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import yaml
 
+from noveval.novbench.parsing import format_evaluation
 from noveval.registry import ModelSpec
 from noveval.templates import PROMPT_DIR
 from noveval.upstream import UpstreamSource, fetched_path
@@ -259,11 +262,84 @@ def _system_message(module: ast.Module) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class CardFormat:
+    """A model card's prompt format: its system message and the user message around a prompt
+    (a ``str.format`` template of ``paper_text``)."""
+
+    path: str
+    system: str
+    user: str
+
+    def messages(self, prompt: str) -> list[dict]:
+        """The system message and the prompt wrapped as the card's user message."""
+        return [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": self.user.format(paper_text=prompt)},
+        ]
+
+
+def card_of(spec: ModelSpec) -> dict | None:
+    """The card entry (source, path, format) of a reviewer model without a script, or None."""
+    return (yaml.safe_load(SCRIPTS.read_text()).get("cards") or {}).get(spec.name)
+
+
+def card_format(root: str | Path, card: dict) -> CardFormat:
+    """The prompt format of ``card``, read from its pinned file under ``root`` (digest checked)."""
+    formats = {"system_user_templates": _system_user_templates, "llama2_inst": _llama2_inst}
+    if card["format"] not in formats:
+        raise ValueError(f"card format '{card['format']}' is unknown (known: {', '.join(formats)})")
+    source = UpstreamSource(card["source"], Path(root)).text(card["path"])
+    return formats[card["format"]](source, card["path"])
+
+
+def _system_user_templates(source: str, path: str) -> CardFormat:
+    """Module constants SYSTEM_PROMPT_TEMPLATE (``review_fields``: the output format's three
+    sections) and USER_PROMPT_TEMPLATE (``paper_text``)."""
+    constants = {
+        target.id: node.value.value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    missing = {"SYSTEM_PROMPT_TEMPLATE", "USER_PROMPT_TEMPLATE"} - set(constants)
+    if missing:
+        raise ValueError(f"{path}: no constant {', '.join(sorted(missing))}")
+    system = constants["SYSTEM_PROMPT_TEMPLATE"].format(review_fields=format_evaluation([]))
+    return CardFormat(path, system, constants["USER_PROMPT_TEMPLATE"])
+
+
+LLAMA2_SYSTEM = ("[INST] <<SYS>>\n", "<</SYS>>\n")
+
+
+def _llama2_inst(source: str, path: str) -> CardFormat:
+    """The system text of the last ``prompt_Llama_2`` constant (the review model's; the first is
+    the prompt model's): ``[INST] <<SYS>>\n{system}<</SYS>>\n{user}[/INST]``."""
+    prompts = [
+        node.value.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "prompt_Llama_2" for t in node.targets)
+        and isinstance(node.value, ast.Constant)
+    ]
+    opening, closing = LLAMA2_SYSTEM
+    if not prompts or not prompts[-1].startswith(opening) or closing not in prompts[-1]:
+        raise ValueError(f"{path}: no prompt_Llama_2 constant of the form {opening!r}…{closing!r}")
+    system = prompts[-1][len(opening) :].split(closing, 1)[0]
+    return CardFormat(path, system, "{paper_text}")
+
+
 def upstream_inputs(results: str, spec: ModelSpec, strategy: str) -> list[str]:
     """The fetched script a request of ``spec`` and ``strategy`` is built from, and the library
-    file its script calls (rule inputs)."""
+    file its script calls or the file its model card points to (rule inputs)."""
     inputs = [str(fetched_path(results, "novbench", script_path(spec, strategy)))]
     library = library_of(spec)
     if library:
         inputs.append(str(fetched_path(results, LIBRARY, library["path"])))
+    card = card_of(spec)
+    if card:
+        inputs.append(str(fetched_path(results, card["source"], card["path"])))
     return inputs

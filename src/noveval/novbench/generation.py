@@ -90,6 +90,7 @@ def authors_messages(
     spec: ModelSpec,
     root: str,
     library: authors.LibraryCall | None = None,
+    card: authors.CardFormat | None = None,
 ) -> list:
     """The messages the authors' script for ``spec`` builds: the descriptions as they inserted
     them (``novelty_text``), few-shot demonstrations with the raw gold text, RAG references.
@@ -97,7 +98,8 @@ def authors_messages(
     With ``library`` (the reviewer models) the script's prompt leaves the descriptions out and
     the library sends its system prompt, then the prompt followed by the descriptions. Their
     few-shot scripts pass the paper's own sentences as a fifth argument to a function of four,
-    which cannot run; the four it takes are the two examples' inputs and outputs.
+    which cannot run; the four it takes are the two examples' inputs and outputs. With ``card``
+    (the reviewer models without a script) the card's format wraps the script's prompt.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy '{strategy}' (known: {', '.join(STRATEGIES)})")
@@ -123,6 +125,8 @@ def authors_messages(
             {"role": "system", "content": library.system},
             {"role": "user", "content": text + novelty},
         ]
+    if card:
+        return card.messages(text)
     system = [{"role": "system", "content": prompt.system}] if prompt.system else []
     return [*system, {"role": "user", "content": text}]
 
@@ -136,33 +140,33 @@ def generation_requests(
     settings: dict,
     prompts: str = "builtin",
     upstream_root: str | None = None,
-    library_root: str | None = None,
+    source_roots: dict[str, str] | None = None,
 ) -> list[dict]:
     """One chat request per paper of ``inputs`` for the cell (model, strategy).
 
     ``prompts: authors`` needs ``upstream_root``, a folder laid out like the authors' repository,
-    and for the reviewer models ``library_root``, one laid out like the ai_researcher library's:
-    their requests sample as the library does (its temperature, top_p and token limit).
+    and for the reviewer models the folder of the code their requests are read from, by source
+    (``source_roots``: ``ai_researcher``, ``openreviewer``, ``reviewer2``). The ai_researcher
+    models sample as the library does (its temperature, top_p and token limit).
     """
     if prompts not in PROMPTS:
         raise ValueError(f"novbench.prompts '{prompts}' is unknown (known: {', '.join(PROMPTS)})")
     if prompts == "authors" and not upstream_root:
         raise ValueError("novbench.prompts 'authors' needs the folder of the authors' scripts")
     sent = call_decoding(decoding)
-    library = authors.library_of(spec) if prompts == "authors" else None
+    library = card = None
+    if prompts == "authors":
+        library, card = authors.library_of(spec), authors.card_of(spec)
     if library:
-        if not library_root:
-            raise ValueError(
-                f"novbench.prompts 'authors': model '{spec.name}' needs the folder of the "
-                f"{authors.LIBRARY} library its authors' scripts call"
-            )
-        library = authors.library_call(library_root, library)
+        library = authors.library_call(_source_root(source_roots, authors.LIBRARY, spec), library)
         sent = {**sent, **library.sampling}
+    if card:
+        card = authors.card_format(_source_root(source_roots, card["source"], spec), card)
     rows = []
     for paper in inputs.to_dict("records"):
         if prompts == "authors":
             messages = authors_messages(
-                paper, strategy, pool, settings, spec, upstream_root, library
+                paper, strategy, pool, settings, spec, upstream_root, library, card
             )
         else:
             messages = builtin_messages(paper, strategy, pool, settings)
@@ -170,3 +174,12 @@ def generation_requests(
             build_request(item_id=paper["paper_id"], spec=spec, messages=messages, decoding=sent)
         )
     return rows
+
+
+def _source_root(source_roots: dict[str, str] | None, source: str, spec: ModelSpec) -> str:
+    if not (source_roots or {}).get(source):
+        raise ValueError(
+            f"novbench.prompts 'authors': model '{spec.name}' needs the folder of the pinned "
+            f"{source} files its request is read from"
+        )
+    return source_roots[source]

@@ -101,7 +101,7 @@ def generation_requests(
     settings: dict,
     requests_path: str,
     upstream_root: str | None = None,
-    library_root: str | None = None,
+    source_roots: dict[str, str] | None = None,
 ) -> None:
     """Chat requests of one grid cell (``settings['prompts']``: builtin or authors)."""
     spec = load_registry(registry_path).model(model)
@@ -114,7 +114,7 @@ def generation_requests(
         settings=settings,
         prompts=settings["prompts"],
         upstream_root=upstream_root,
-        library_root=library_root,
+        source_roots=source_roots,
     )
     log.info("%s/%s: %d requests", model, strategy, len(rows))
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
