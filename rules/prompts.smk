@@ -119,6 +119,10 @@ rule novbench_requests:
             config["novbench"], "prompts", "few_shot_examples", "seed"
         ),
         upstream_root=f"{RESULTS}/downloads/upstream/novbench",
+        source_roots={
+            source: f"{RESULTS}/downloads/upstream/{source}"
+            for source in ("ai_researcher", "openreviewer", "reviewer2")
+        },
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/novbench_requests.py"

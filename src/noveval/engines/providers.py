@@ -77,7 +77,8 @@ def arguments(endpoint: Endpoint, request: dict) -> dict:
     if _present(request.get("max_tokens")):  # optional but on Messages (checked when built)
         arguments[endpoint.token_field] = int(request["max_tokens"])
     extra_body = dict(endpoint.extra_body or {})
-    for optional in ("temperature", "seed"):  # the SDKs of responses and messages lack seed
+    # the SDKs of responses and messages lack seed (and top_p is sent to local servers only)
+    for optional in ("temperature", "seed", "top_p"):
         if _present(request.get(optional)):
             (arguments if endpoint.api == "chat" else extra_body)[optional] = request[optional]
     if _present(request.get("top_p")):

@@ -112,6 +112,7 @@ def generation_requests(
     requests_path: str,
     upstream_root: str | None = None,
     weights_manifests: list[str] = (),
+    source_roots: dict[str, str] | None = None,
 ) -> None:
     """Chat requests of one grid cell (``settings['prompts']``: builtin or authors;
     ``weights_manifests``: the open model's, whose generation config authors mode follows)."""
@@ -129,6 +130,7 @@ def generation_requests(
         prompts=settings["prompts"],
         upstream_root=upstream_root,
         generation_config=generation_config,
+        source_roots=source_roots,
     )
     log.info("%s/%s: %d requests", model, strategy, len(rows))
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
@@ -143,15 +145,19 @@ def generation_config_of(weights_manifests: list[str]) -> dict | None:
 
 
 def parse_responses(
-    responses_path: str, cell: dict, parsed_path: str, think_opened: bool = False
+    responses_path: str,
+    cell: dict,
+    parsed_path: str,
+    think_opened: bool = False,
+    keep_duplicates: bool = False,
 ) -> None:
     """Model outputs of one cell (from its batch's responses) → items with labels and
     instruction-following flags (``think_opened``: the registry's ``think_opened_by_template``
-    of the cell's model)."""
+    of the cell's model; ``keep_duplicates``: repeated items count, as in the authors' scoring)."""
     responses = read_responses(responses_path, f"{cell['strategy']}-{cell['perturbation']}")
     rows = []
     for response in responses.to_dict("records"):
-        parsed = parse_evaluation(response["text"], think_opened)
+        parsed = parse_evaluation(response["text"], think_opened, keep_duplicates)
         rows.append(
             {
                 **cell,
