@@ -7,7 +7,7 @@ rule reproduction_report:
     input:
         unpack(
             lambda wildcards: reproduction.inputs(
-                RESULTS, REPRODUCTION, NOVBENCH, JUDGES
+                RESULTS, REPRODUCTION, NOVBENCH, JUDGES, PAPER_TABLES
             )
         ),
     output:

@@ -12,4 +12,5 @@ with log_to(snakemake.log[0]):
         snakemake.output.csv,
         snakemake.output.markdown,
         list(snakemake.input.expert),
+        list(snakemake.input.paper_tables),
     )

@@ -1,12 +1,14 @@
 """Set each published number (``published/*.csv``) beside ours, with a verdict and its reason.
 
 A configured dataset is compared with a paper table when its name is the ``dataset`` of the
-published rows: NovBench ``emnlp2023`` (Tables 2, 3; Tables 6–8 need splits the pipeline does not
-compute), ``coling2020`` (Table 4); Table 5 with the dataset that declares
+published rows: NovBench ``emnlp2023`` (Tables 2, 3; Tables 6–8 and the human agreement where
+the dataset declares the authors' annotations), ``coling2020`` (Table 4); Table 5 with the dataset that declares
 ``perturbations_release`` (the authors' 100-paper perturbation subset, whatever its name); the
 judge study's ``novelty-eval`` (its full release, blocklist applied).
 Verdicts: ``match`` = equal when both are rounded to the paper's printed decimals; ``within`` =
-inside the metric's tolerance (:data:`TOLERANCES`); ``outside``; ``not run`` with the reason.
+inside the metric's tolerance (:data:`TOLERANCES`); ``outside``; ``not run`` with the reason;
+``not comparable`` where ours was made under other conditions than the paper's (the reason names
+them and the verdict it would have).
 The judge study's rows also compare flip rates, the plan-format cells, the ideation comparison
 (over several cells), dataset sizes (instances scored) and the expert study's counts (the
 release's ``judge_errors.csv``).
@@ -73,12 +75,21 @@ DATASETS = {
     "the authors' 100-paper perturbation subset, Final_data_change/del.json)",
     "novelty-eval": "the judge study's full release with its blocklist",
 }
-SUBSETS = {
-    "paper_type": "documented deviation: scores are not split by paper type (methodological / "
-    "resource); the pipeline has no paper-type labels",
-    "reviewer_confidence": "documented deviation: review similarity by reviewer confidence is "
-    "not computed; the pipeline has no reviewer confidence scores",
+# NovBench's appendix tables from the authors' annotations: the published subset → our output
+# file (results/novbench/<dataset>/), the config key that declares its input, and tolerances.
+PAPER_TABLES = {
+    "paper_type": ("paper_type.csv", "paper_types"),
+    "reviewer_confidence": ("reviewer_confidence.csv", "review_confidence"),
+    "human_agreement": ("human_agreement.csv", "human_eval"),
 }
+PAPER_TABLE_TOLERANCES = {
+    "similarity_diff": 0.005,
+    "fleiss_kappa": 0.05,
+    "agreement": 0.02,
+    "spearman": 0.05,
+}
+PUBLISHED_ANNOTATORS = 4  # Section 4.3; two annotators' sheets were released
+HUMAN_AGREEMENT_METRIC = "overall"  # the metric preference compared with the published numbers
 
 
 def published(study: str) -> pd.DataFrame:
@@ -123,9 +134,10 @@ def configured(config: dict) -> dict:
     }
 
 
-def inputs(results: str, grid: dict, novbench, judges) -> dict[str, list[str]]:
+def inputs(results: str, grid: dict, novbench, judges, paper_tables) -> dict[str, list[str]]:
     """The outputs the report reads: of the configured datasets compared with a paper's (and the
-    judge datasets' expert-study file where their release declares one)."""
+    judge datasets' expert-study file where their release declares one, and the NovBench
+    datasets' appendix tables where the config declares their annotations)."""
     novbench_sets = [d["name"] for d in grid["novbench"]["datasets"].values()]
     judges_sets = [d["name"] for d in grid["judges"]["datasets"].values()]
     return {
@@ -139,6 +151,11 @@ def inputs(results: str, grid: dict, novbench, judges) -> dict[str, list[str]]:
             for d in judges_sets
             for file in judges.releases.get(d, [])
             if file.path == EXPERT_FILE
+        ],
+        "paper_tables": [
+            path
+            for path in paper_tables.outputs(results)
+            if Path(path).parent.name in novbench_sets
         ],
     }
 
@@ -170,9 +187,6 @@ def _unconfigured(kind: str, name: str, key: str) -> str:
 
 def novbench_row(row, grid: dict, tables: dict[str, pd.DataFrame]) -> dict:
     """Our value of one published NovBench number, or why there is none."""
-    subset = row.subset.split("=")[0]
-    if subset in SUBSETS:
-        return _not_run(SUBSETS[subset])
     dataset = grid["datasets"].get(row.dataset)
     if dataset is None:
         if row.dataset == RELEASE_SUBSET:
@@ -208,6 +222,80 @@ def novbench_row(row, grid: dict, tables: dict[str, pd.DataFrame]) -> dict:
             )
             compared["verdict"] = "not run"
     return {**compared, "reason": "; ".join(notes)}
+
+
+def paper_table_row(row, grid: dict, paper_tables: dict[tuple[str, str], pd.DataFrame]) -> dict:
+    """Our value of one published number of Tables 6–8 or of the human agreement, from the
+    appendix tables (``paper_tables``: (dataset, file name) → table), or why there is none."""
+    subset, _, part = row.subset.partition("=")
+    file, key = PAPER_TABLES[subset]
+    dataset = grid["datasets"].get(row.dataset)
+    if dataset is None:
+        return _not_run(_unconfigured("dataset", row.dataset, "novbench.datasets"))
+    if subset != "human_agreement":
+        for kind, value, known, config_key in [
+            ("model", row.model, dataset["models"], "models"),
+            ("strategy", row.strategy, grid["strategies"], "strategies"),
+            ("perturbation", row.perturbation, grid["perturbations"], "perturbations"),
+        ]:
+            if value not in known:
+                return _not_run(_unconfigured(kind, value, f"novbench.{config_key}"))
+    table = paper_tables.get((dataset["name"], file))
+    if table is None:
+        return _not_run(f"novbench.datasets.{dataset['name']}.{key} is not declared")
+    where = f"{dataset['name']}/{file}"
+    tolerance = PAPER_TABLE_TOLERANCES.get(row.metric) or TOLERANCES[row.metric]
+    if subset == "human_agreement":
+        return _human_agreement(row, table, where, tolerance)
+    found = table[
+        (table["model"] == row.model)
+        & (table["strategy"] == row.strategy)
+        & (table["perturbation"] == row.perturbation)
+    ]
+    if subset == "paper_type":
+        found, column = found[found["paper_type"] == part], row.metric
+    else:
+        column = part
+    if found.empty:
+        return _not_run(f"no row in {where} (cell left out; see the run's log)")
+    ours = found.iloc[0]
+    compared = _compared(row, float(ours[column]), tolerance, row.note)
+    if subset == "paper_type" and row.metric in PAPER_SCORERS:
+        scorer, paper = PAPER_SCORERS[row.metric]
+        if ours[scorer] != paper:
+            compared["verdict"] = "not run"
+            compared["reason"] = (
+                f"documented deviation: scored with {scorer} {ours[scorer]} (paper: {paper})"
+            )
+    if subset == "reviewer_confidence" and ours["n_missing"]:
+        compared["verdict"] = "not comparable"
+        compared["reason"] = (
+            f"{ours['n_missing']} of the {ours['n_papers']} papers of the confidence file have "
+            f"no output of this cell (counted with the empty text, as the authors did)"
+        )
+    return compared
+
+
+def _human_agreement(row, table: pd.DataFrame, where: str, tolerance: float) -> dict:
+    """A human-agreement number: never like-for-like with two of the four annotators."""
+    metric = "-" if row.metric == "fleiss_kappa" else HUMAN_AGREEMENT_METRIC
+    found = table[(table["statistic"] == row.metric) & (table["metric"] == metric)]
+    if found.empty:
+        return _not_run(f"no {row.metric} of metric '{metric}' in {where}")
+    ours = found.iloc[0]
+    compared = _compared(row, float(ours["value"]), tolerance, "")
+    annotators = int(ours["n_annotators"])
+    if annotators == PUBLISHED_ANNOTATORS:
+        return compared
+    reasons = [f"{annotators} annotators' sheets, the paper's {PUBLISHED_ANNOTATORS}"]
+    if row.metric != "fleiss_kappa":
+        reasons.append(
+            f"majority of {annotators} ({ours['n_ties']} ties dropped); the metric preference "
+            f"is the mean of the four metrics (Relevance as (Rel - 1) / 4), the paper's "
+            f"combination is not in the released code"
+        )
+    reasons.append(f"would be: {compared['verdict']}")
+    return {**compared, "verdict": "not comparable", "reason": "; ".join(reasons)}
 
 
 def selects(pattern: str, name: str) -> bool:
@@ -298,12 +386,23 @@ def judges_row(
     return compared
 
 
-def rows(grid: dict, tables: dict, metrics: dict, expert: dict | None = None) -> pd.DataFrame:
+def rows(
+    grid: dict,
+    tables: dict,
+    metrics: dict,
+    expert: dict | None = None,
+    paper_tables: dict | None = None,
+) -> pd.DataFrame:
     """One report row per published number of both studies (``expert``: the expert-study counts
-    per judge dataset, :func:`expert_counts`)."""
+    per judge dataset, :func:`expert_counts`; ``paper_tables``: NovBench's appendix tables,
+    :func:`paper_table_row`)."""
     out = []
     for row in published("novbench").itertuples(index=False):
-        out.append(_base(row) | novbench_row(row, grid["novbench"], tables))
+        if row.subset.partition("=")[0] in PAPER_TABLES:
+            ours = paper_table_row(row, grid["novbench"], paper_tables or {})
+        else:
+            ours = novbench_row(row, grid["novbench"], tables)
+        out.append(_base(row) | ours)
     for row in published("judges").itertuples(index=False):
         out.append(_base(row) | judges_row(row, grid["judges"], metrics, expert or {}))
     return pd.DataFrame(out, columns=COLUMNS)
@@ -348,10 +447,11 @@ def write(
     csv_path: str,
     markdown_path: str,
     expert_paths: list[str] = (),
+    paper_table_paths: list[str] = (),
 ) -> None:
     """Read the configured outputs (paths name their dataset and format; an expert-study file its
-    dataset, as ``{downloads}/{dataset}/expert-annotations/judge_errors.csv``) and write the
-    report."""
+    dataset, as ``{downloads}/{dataset}/expert-annotations/judge_errors.csv``; an appendix table
+    its dataset, as ``novbench/{dataset}/paper_type.csv``) and write the report."""
     from noveval.novbench import uncertainty  # scipy: here, not when the Snakefile imports this
 
     tables = {Path(p).parent.name: pd.read_csv(p) for p in tables_paths}
@@ -362,7 +462,8 @@ def write(
     scores = {}
     for path in scores_paths:
         scores.setdefault(Path(path).parent.parent.name, []).append(path)
-    report = rows(grid, tables, metrics, expert)
+    paper_tables = {(Path(p).parent.name, Path(p).name): pd.read_csv(p) for p in paper_table_paths}
+    report = rows(grid, tables, metrics, expert, paper_tables)
     sections = {d: uncertainty.markdown(read_tables(paths)) for d, paths in scores.items()}
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     report.to_csv(csv_path, index=False)
