@@ -1,7 +1,11 @@
 # NovBench's appendix tables from the authors' released annotations: paper type (Tables 6-7),
 # reviewer confidence (Table 8) and the human agreement (Section 4.3), per dataset that declares
 # them (novbench.datasets.<name>: paper_types, review_confidence, human_eval).
-from noveval.novbench.paper_tables import PAPER_TYPE_BATCH, paper_tables
+from noveval.novbench.paper_tables import (
+    PAPER_TYPE_BATCH,
+    human_eval_resources,
+    paper_tables,
+)
 from noveval.novbench.paper_type import CLASSIFIER_SCRIPT
 from noveval.upstream import fetched_path
 
@@ -133,14 +137,14 @@ rule novbench_human_eval_scores:
     input:
         lambda wildcards: PAPER_TABLES.human_eval[wildcards.dataset],
     output:
-        f"{RESULTS}/novbench/{{dataset}}/human_eval/scores.parquet",
+        f"{RESULTS}/novbench/{{dataset}}/human_eval_scores.parquet",
     log:
-        f"{LOGS}/novbench/{{dataset}}/human_eval/scores.log",
+        f"{LOGS}/novbench/{{dataset}}/human_eval_scores.log",
     conda:
         "../envs/noveval.yaml"
     threads: SCORING_THREADS
     resources:
-        **scoring_resources(config),
+        **human_eval_resources(config),
     params:
         code=code_version(
             "noveval.novbench.human_agreement",
@@ -157,7 +161,7 @@ rule novbench_human_eval_scores:
 rule novbench_human_agreement:
     input:
         sheets=lambda wildcards: PAPER_TABLES.human_eval[wildcards.dataset],
-        scores=f"{RESULTS}/novbench/{{dataset}}/human_eval/scores.parquet",
+        scores=f"{RESULTS}/novbench/{{dataset}}/human_eval_scores.parquet",
     output:
         report(
             f"{RESULTS}/novbench/{{dataset}}/human_agreement.csv",

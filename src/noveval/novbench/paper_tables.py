@@ -22,6 +22,7 @@ from noveval.datasets import ReleaseFile, download
 from noveval.files import read_tables, write_bytes, write_table
 from noveval.novbench import confidence, human_agreement, paper_type, records
 from noveval.registry import load_registry
+from noveval.scoring_cost import mem_mb, planned_load, runtime_minutes
 from noveval.upstream import UpstreamSource
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,18 @@ def paper_tables(config: dict) -> PaperTables:
                     raise FileNotFoundError(f"novbench.datasets.{name}.human_eval: no file {path}")
             sheets[name] = list(entry["human_eval"])
     return PaperTables(files, classifiers, sheets)
+
+
+def human_eval_resources(config: dict) -> dict:
+    """Resources of rule ``novbench_human_eval_scores``: the scoring estimate of its samples
+    (two outputs each), as rule ``novbench_score``'s."""
+    scoring = config["novbench"]["scoring"]
+
+    def runtime(wildcards, input, threads) -> int:
+        samples = len(pd.read_excel(input[0], usecols=["id"]))
+        return runtime_minutes(planned_load(samples, 2 * samples), scoring, threads)
+
+    return {"runtime": runtime, "mem_mb": mem_mb(scoring)}
 
 
 def download_annotation(url: str, sha256: str | None, name: str, path: str) -> None:
