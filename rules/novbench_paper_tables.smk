@@ -45,7 +45,6 @@ rule novbench_paper_type_requests:
         code=code_version(
             "noveval.novbench.paper_type", step="noveval.novbench.paper_tables"
         ),
-        upstream_root=f"{RESULTS}/downloads/upstream/novbench",
         registry=config["registry"],
         decoding=config["decoding"],
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),

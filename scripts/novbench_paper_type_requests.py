@@ -6,7 +6,7 @@ from noveval.novbench import paper_tables
 with log_to(snakemake.log[0]):
     paper_tables.classification_requests(
         snakemake.input.papers,
-        snakemake.params.upstream_root,
+        snakemake.input.script,
         snakemake.wildcards.model,
         snakemake.params.registry,
         snakemake.params.decoding,

@@ -161,7 +161,8 @@ def statistics(choices: pd.DataFrame, differences: pd.DataFrame) -> pd.DataFrame
                 "n": int(decided.sum()),
             }
         )
-        rho = spearmanr(share_a, difference).statistic
+        constant = share_a.nunique() < 2 or difference.nunique() < 2  # rho is not defined
+        rho = float("nan") if constant else spearmanr(share_a, difference).statistic
         rows.append({"statistic": "spearman", "metric": metric, "value": rho, "n": len(share_a)})
     table = pd.DataFrame(rows)
     table["n_annotators"] = choices.shape[1]

@@ -115,15 +115,17 @@ def download_annotation(url: str, sha256: str | None, name: str, path: str) -> N
 
 def classification_requests(
     papers_path: str,
-    upstream_root: str,
+    script_path: str,
     model: str,
     registry_path: str,
     decoding: dict,
     requests_path: str,
 ) -> None:
-    """One call per paper with the authors' paper-type prompt, read from their pinned script."""
+    """One call per paper with the authors' paper-type prompt, read from their pinned script
+    (``script_path``: the fetched ``rebuttal_result/type_class.py``, digest checked)."""
+    root = Path(script_path).parents[paper_type.CLASSIFIER_SCRIPT.count("/")]
     prompt = paper_type.classifier_prompt(
-        UpstreamSource("novbench", Path(upstream_root)).text(paper_type.CLASSIFIER_SCRIPT)
+        UpstreamSource("novbench", root).text(paper_type.CLASSIFIER_SCRIPT)
     )
     spec = load_registry(registry_path).model(model)
     papers = records.read_papers(papers_path)
