@@ -309,3 +309,17 @@ def test_the_coling_overlay_writes_the_appendix_tables_and_their_report_rows(tmp
     assert len(human) == 3 and (human["verdict"] == "not comparable").all()
     appendix = rows[rows["table"].isin(["6", "7", "8"])]
     assert len(appendix) == 627 and appendix["reason"].str.len().gt(0).all()
+
+
+def test_the_paper_config_pins_the_released_confidence_file():
+    import hashlib
+
+    import yaml
+
+    emnlp = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["novbench"]["datasets"]
+    pinned = emnlp["emnlp2023"]["review_confidence"]["sha256"]
+    shared = shared_file(*UPSTREAM, "rebuttal_result", "review_confidence.json").read_bytes()
+    assert hashlib.sha256(shared).hexdigest() == pinned
+    assert emnlp["emnlp2023"]["paper_types"]["url"].endswith(
+        "/c34448edaecfa7143d672dbeabd69bec4e796824/rebuttal_result/Final_data_classification.json"
+    )
