@@ -83,7 +83,7 @@ rule novbench:
             dataset=NOVBENCH.datasets,
             name=["table.csv", "table.md", "sentiment_radar.png"],
         ),
-        PAPER_TABLES.outputs(RESULTS),
+        PAPER_TABLES.outputs(RESULTS, NOVBENCH),
 
 
 rule judges:

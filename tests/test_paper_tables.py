@@ -10,6 +10,7 @@ import pytest
 from conftest import REPO, run_snakemake, shared_file
 
 from noveval.novbench import confidence, paper_tables, paper_type, records
+from noveval.novbench.grid import Cell, NovBenchGrid
 from noveval.novbench.tables import CLARITY_PARTS, KEYS, METRICS, SCORERS
 from noveval.reproduction import report
 
@@ -178,12 +179,18 @@ def test_config_declares_annotation_files_a_classifier_and_sheets(tmp_path):
     assert tables.file("one", "review_confidence").path == (
         "out/downloads/novbench/one/review_confidence.json"
     )
-    assert tables.outputs("out") == [
+    grid = NovBenchGrid(cells=(Cell("one", "gpt-4o", "zero", "none"),), releases={},
+                        paraphrase_model="gpt-4o", omitted=())  # fmt: skip
+    assert tables.outputs("out", grid) == [
         "out/novbench/one/human_agreement.csv",
         "out/novbench/one/paper_type.csv",
         "out/novbench/one/reviewer_confidence.csv",
         "out/novbench/two/paper_type.csv",
     ]
+    # Table 8 compares models' outputs: none without a model on the dataset
+    assert "out/novbench/one/reviewer_confidence.csv" not in tables.outputs(
+        "out", NovBenchGrid(cells=(), releases={}, paraphrase_model="gpt-4o", omitted=())
+    )
     with pytest.raises(ValueError, match="novbench.datasets.two: no 'review_confidence' file"):
         tables.file("two", "review_confidence")
     config["novbench"]["datasets"]["two"]["review_confidence"] = str(tmp_path / "none.json")

@@ -55,9 +55,11 @@ class PaperTables:
             return f"{results}/novbench/{dataset}/{PAPER_TYPE_BATCH}/labels.json"
         return self.file(dataset, "paper_types").path
 
-    def outputs(self, results: str) -> list[str]:
-        """Every appendix table the config asks for."""
-        declared = {(d, k) for d, k in self.files} | {(d, "paper_types") for d in self.classifiers}
+    def outputs(self, results: str, grid) -> list[str]:
+        """Every appendix table the config asks for (Table 8 where the NovBench ``grid`` runs
+        some model on the dataset)."""
+        declared = {(d, k) for d, k in self.files if k != "review_confidence" or grid.cells_of(d)}
+        declared |= {(d, "paper_types") for d in self.classifiers}
         declared |= {(d, "human_eval") for d in self.human_eval}
         return sorted(f"{results}/novbench/{d}/{OUTPUTS[k]}" for d, k in declared)
 

@@ -155,7 +155,7 @@ def inputs(results: str, grid: dict, novbench, judges, paper_tables) -> dict[str
         ],
         "paper_tables": [
             path
-            for path in paper_tables.outputs(results)
+            for path in paper_tables.outputs(results, novbench)
             if Path(path).parent.name in novbench_sets
         ],
     }
