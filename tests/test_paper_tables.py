@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from conftest import REPO, run_snakemake, shared_file
 
+from noveval.chat_requests import RESPONSE_COLUMNS
 from noveval.novbench import confidence, paper_tables, paper_type, records
 from noveval.novbench.grid import Cell, NovBenchGrid
 from noveval.novbench.tables import CLARITY_PARTS, KEYS, METRICS, SCORERS
@@ -98,7 +99,7 @@ def test_the_classifier_sends_the_authors_prompt_read_from_their_script(tmp_path
     assert content.endswith('Title:\n"""\nA Corpus of X\n"""\nAbstract:\n"""\nWe release X.\n"""\n')
 
 
-def test_the_classifier_answers_become_labels_in_the_authors_format():
+def test_the_classifier_answers_become_labels_in_the_authors_format(tmp_path):
     responses = pd.DataFrame(
         {"item_id": ["1", "2"], "text": ["Resource", None], "error": [None, "timeout"]}
     )
@@ -106,6 +107,14 @@ def test_the_classifier_answers_become_labels_in_the_authors_format():
         {"id": "1", "classification": "Resource"},
         {"id": "2", "classification": None},
     ]
+    # the step reads its batch's responses table (rule infer's, cell paper_type)
+    batch = responses.reindex(columns=RESPONSE_COLUMNS).assign(cell="paper_type")
+    batch.to_parquet(tmp_path / "paper_type.parquet")
+    paper_tables.classification_labels(
+        str(tmp_path / "paper_type.parquet"), str(tmp_path / "labels.json")
+    )
+    labels = paper_type.read_labels(str(tmp_path / "labels.json"))
+    assert paper_type.paper_types(labels).to_dict() == {"1": "resource"}
 
 
 def test_table_8_similarities_by_hand_with_a_missing_output_as_the_empty_text():

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from noveval.batches import PAPER_TYPE as PAPER_TYPE_BATCH
 from noveval.batches import read_responses
 from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.datasets import ReleaseFile, download
@@ -28,7 +29,6 @@ from noveval.upstream import UpstreamSource
 log = logging.getLogger(__name__)
 
 FILE_KINDS = ("paper_types", "review_confidence")
-PAPER_TYPE_BATCH = "paper_type"
 OUTPUTS = {
     "paper_types": "paper_type.csv",
     "review_confidence": "reviewer_confidence.csv",
