@@ -34,6 +34,7 @@ rule reproduction_report:
                 JUDGES,
                 REPRODUCTION_CELLS,
                 AUTHORS_SCRIPTS,
+                PAPER_TABLES,
             )
         ),
     output:

@@ -27,14 +27,21 @@ def published_value(study: str, table: str, cell: str, metric: str) -> float:
 def test_reference_tables_hold_every_published_number_with_its_source():
     novbench, judges = report.published("novbench"), report.published("judges")
     counts = novbench.groupby("table").size().to_dict()
-    # Table 2: 57 configurations x 4 metrics + Human Relevance and Clarity
-    assert counts == {"2": 230, "3": 12, "4": 20, "5": 38, "6": 228, "7": 228, "8": 114}
+    # Table 2: 57 configurations x 4 metrics + Human Relevance and Clarity; Table 8: high, low
+    # and Diff of 57 configurations; Section 4.3: agreement, Fleiss' kappa, Spearman's rho
+    assert counts == {"2": 230, "3": 12, "4": 20, "4.3": 3, "5": 38, "6": 228, "7": 228, "8": 171}
     assert len(judges) == 613
-    assert (novbench["source"].str.startswith(("NovBench Table", "spec/novbench.md"))).all()
+    sources = ("NovBench Table", "NovBench Section", "spec/novbench.md")
+    assert (novbench["source"].str.startswith(sources)).all()
     # the spec's COLING KC and LS are our own regression values, not published numbers
     own = novbench[novbench["source_kind"] == "own regression value"]
     assert list(own["metric"]) == ["kc", "ls"]
     assert set(novbench.loc[novbench["table"].isin(["6", "7", "8"]), "decimals"]) == {4}
+    # Section 4.3's 0.72, 78% and 0.61 as printed; Table 8's Diff from the authors' file
+    section = novbench[novbench["table"] == "4.3"]
+    assert set(section["source_kind"]) == {"printed"} and set(section["decimals"]) == {2}
+    diff = novbench[novbench["metric"] == "similarity_diff"]
+    assert set(diff["source_file"]) == {"review_confidence_result.json"}
     # a notebook at its commit, the paper's text, or the release's own files
     cited = r"\.ipynb.*\(commit [0-9a-f]{8}\)|paper text|release, data/README\.md \(commit"
     assert judges["source"].str.contains(cited).all()
@@ -238,7 +245,7 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
     metrics = {("novelty-eval", "pairwise"): metrics}
     rows = report.rows(GRID, tables, metrics, BASIS, digests={"coling2020": COLING_SHA})
     assert list(rows.columns) == report.COLUMNS
-    assert len(rows) == 870 + 613
+    assert len(rows) == 930 + 613
     by_cell = rows.set_index(["study", "table", "cell", "metric"]).sort_index()
     kc = by_cell.loc[("novbench", "4", "human", "kc")]
     assert (kc["verdict"], kc["our_value"]) == ("match", 0.70453)
@@ -262,7 +269,7 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
         "dataset 'emnlp2023' not in the config (novbench.datasets)"
     )
     assert by_cell.loc[("novbench", "7", "gpt-4o zero", "clarity"), "reason"].startswith(
-        "documented deviation: scores are not split by paper type"
+        "dataset 'emnlp2023' not in the config (novbench.datasets)"
     )
     p4 = by_cell.loc[("judges", "motivation figure", "gpt-5.4 pairwise human-only P4")].iloc[0]
     assert (p4["verdict"], p4["our_value"]) == ("match", pytest.approx(75.97))
@@ -312,7 +319,7 @@ def coling_run(tmp_path_factory):
 @pytest.mark.model
 def test_coling_acceptance_report(coling_run):
     rows = pd.read_csv(coling_run / "reproduction" / "report.csv", keep_default_na=False)
-    assert list(rows.columns) == report.COLUMNS and len(rows) == 870 + 431
+    assert list(rows.columns) == report.COLUMNS and len(rows) == 930 + 431
     human = rows[(rows["table"] == "4") & (rows["cell"] == "human")].set_index("metric")
     assert human.loc["kc", "verdict"] == "match" and human.loc["ls", "verdict"] == "match"
     assert float(human.loc["kc", "our_value"]) == pytest.approx(0.7045, abs=0.0005)

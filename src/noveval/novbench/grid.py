@@ -6,7 +6,7 @@ import itertools
 import logging
 from dataclasses import dataclass, field
 
-from noveval.batches import CELLS, PARAPHRASE, responses_path
+from noveval.batches import CELLS, PAPER_TYPE, PARAPHRASE, responses_path
 from noveval.datasets import ReleaseFile, perturbation_releases, release_files
 from noveval.registry import Registry
 
@@ -77,10 +77,11 @@ class NovBenchGrid:
 
     def batch_requests(self, results: str, dataset: str, model: str, batch: str) -> list[str]:
         """The requests tables one inference job of ``model`` on ``dataset`` answers: every
-        cell of the model, or its paraphrases (``batch``: cells or paraphrase)."""
+        cell of the model, its paraphrases, or its paper-type labels (``batch``: cells,
+        paraphrase or paper_type)."""
         folder = f"{results}/novbench/{dataset}/{model}"
-        if batch == PARAPHRASE:
-            return [f"{folder}/{PARAPHRASE}/requests.parquet"]
+        if batch in (PARAPHRASE, PAPER_TYPE):
+            return [f"{folder}/{batch}/requests.parquet"]
         if batch != CELLS:
             raise ValueError(f"novbench has no inference batch '{batch}'")
         return [

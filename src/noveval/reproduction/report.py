@@ -1,10 +1,11 @@
 """Set each published number (``published/*.csv``) beside ours, with a verdict and its reason.
 
 A configured dataset is compared with a paper table when its name is the ``dataset`` of the
-published rows: NovBench ``emnlp2023`` (Tables 2, 3; Tables 6–8 need splits the pipeline does not
-compute), ``coling2020`` (Table 4); Table 5 with the dataset that declares
+published rows: NovBench ``emnlp2023`` (Tables 2, 3; Tables 6–8 where the dataset declares the
+authors' annotations), ``coling2020`` (Table 4); Table 5 with the dataset that declares
 ``perturbations_release`` (the authors' 100-paper perturbation subset, whatever its name); the
-judge study's ``novelty-eval`` (its full release, blocklist applied).
+judge study's ``novelty-eval`` (its full release, blocklist applied). The human agreement
+(Section 4.3) is compared from whichever compared dataset declares the annotators' sheets.
 Verdicts: ``match`` = equal when both are rounded to the paper's printed decimals; ``within`` =
 inside the metric's tolerance (:data:`TOLERANCES`); ``outside``; ``not comparable`` (our value
 exists, but was produced under other conditions than the paper's, or with too many failed or empty
@@ -12,10 +13,12 @@ answers: the reason names each); ``not run`` with the reason.
 
 Conditions (:func:`judged`): every compared value carries the conditions it was produced under,
 read from what the run recorded (the tables' scorers, paper counts, failed and empty answers,
-``substitutes_for``; the release file's SHA-256) and from the config the steps read (prompt mode,
-decoding, each model's registry wire, calls, aggregation). The paper's conditions are the same
-read from ``config/paper.yaml`` over ``config/config.yaml`` with ``config/models.yaml``
-(:func:`paper_conditions`), the project's statement of the authors' protocol.
+``substitutes_for``; the release file's SHA-256; the appendix tables' annotation files'
+SHA-256 and annotator count) and from the config the steps read (prompt mode, decoding, each
+model's registry wire, calls, aggregation, where the paper-type labels come from). The paper's
+conditions are the same read from ``config/paper.yaml`` over ``config/config.yaml`` with
+``config/models.yaml`` (:func:`paper_conditions`), the project's statement of the authors'
+protocol.
 Each published number says where it comes from (``source_kind``): ``printed`` in the paper,
 ``authors' file`` (``source_file``), or ``own regression value``; a value reconstructed from the
 authors' files carries its ``reconstruction_error`` and is at best ``within``.
@@ -38,6 +41,7 @@ import yaml
 from noveval.files import read_tables
 from noveval.judges.grid import CHANGES, STANDARD, configured_changes, split_change
 from noveval.judges.prompts import calls_of
+from noveval.novbench.paper_tables import ANNOTATIONS_DIGEST
 from noveval.novbench.tables import HUMAN
 from noveval.registry import Registry, load_registry
 
@@ -72,7 +76,17 @@ JUDGE_REQUESTS = (
     "prompt_caching",
 )
 # The lists of :func:`inputs`.
-INPUTS = ("tables", "scores", "metrics", "expert", "releases", "requests", "built_from", "scripts")
+INPUTS = (
+    "tables",
+    "scores",
+    "metrics",
+    "expert",
+    "releases",
+    "requests",
+    "built_from",
+    "scripts",
+    "paper_tables",
+)
 JUDGE_AGGREGATION = ("no_aggregation", "even_split", "all_failed")
 # Absolute tolerances of ``within``: NovBench per metric, the judge study per printed unit (a
 # cost is within 10% of the paper's).
@@ -107,12 +121,22 @@ DATASETS = {
     "the authors' 100-paper perturbation subset, Final_data_change/del.json)",
     "novelty-eval": "the judge study's full release with its blocklist",
 }
-SUBSETS = {
-    "paper_type": "documented deviation: scores are not split by paper type (methodological / "
-    "resource); the pipeline has no paper-type labels",
-    "reviewer_confidence": "documented deviation: review similarity by reviewer confidence is "
-    "not computed; the pipeline has no reviewer confidence scores",
+# NovBench's appendix tables from the authors' annotations: the published subset → our output
+# file (results/novbench/<dataset>/) and the config key that declares its input.
+PAPER_TABLES = {
+    "paper_type": ("paper_type.csv", "paper_types"),
+    "reviewer_confidence": ("reviewer_confidence.csv", "review_confidence"),
+    "human_agreement": ("human_agreement.csv", "human_eval"),
 }
+ANNOTATION_FILES = ("paper_types", "review_confidence")  # declared files, compared by SHA-256
+PAPER_TABLE_TOLERANCES = {
+    "similarity_diff": 0.005,
+    "fleiss_kappa": 0.05,
+    "agreement": 0.02,
+    "spearman": 0.05,
+}
+PUBLISHED_ANNOTATORS = 4  # Section 4.3; two annotators' sheets were released
+HUMAN_AGREEMENT_METRIC = "overall"  # the metric preference compared with the published numbers
 
 
 def published(study: str) -> pd.DataFrame:
@@ -192,11 +216,18 @@ def authors_scripts(results: str, cells: list[dict], registry: str | Path) -> li
 
 
 def inputs(
-    results: str, grid: dict, novbench, judges, cells: list[dict] = (), scripts: list[str] = ()
+    results: str,
+    grid: dict,
+    novbench,
+    judges,
+    cells: list[dict] = (),
+    scripts: list[str] = (),
+    paper_tables=None,
 ) -> dict[str, list[str]]:
     """The outputs the report reads: of the configured datasets compared with a paper's (and the
-    judge datasets' expert-study file where their release declares one), the requests of their
-    ``cells`` with what they were built from, and the authors' ``scripts``."""
+    judge datasets' expert-study file where their release declares one, and the NovBench
+    datasets' appendix tables where ``paper_tables``, the config's declarations, has them), the
+    requests of their ``cells`` with what they were built from, and the authors' ``scripts``."""
     novbench_sets = [d["name"] for d in grid["novbench"]["datasets"].values()]
     judges_sets = [d["name"] for d in grid["judges"]["datasets"].values()]
     return {
@@ -215,6 +246,11 @@ def inputs(
         "requests": [cell["requests"] for cell in cells],
         "built_from": sorted({path for cell in cells for path in (cell["inputs"], cell["papers"])}),
         "scripts": list(scripts),
+        "paper_tables": [
+            path
+            for path in (paper_tables.outputs(results, novbench) if paper_tables else [])
+            if Path(path).parent.name in novbench_sets
+        ],
     }
 
 
@@ -249,6 +285,7 @@ def conditions(config: dict, registry: Registry) -> dict:
                 name: {"sha256": entry.get("sha256"), "papers": entry.get("papers")}
                 for name, entry in datasets.items()
             },
+            "annotations": {name: annotations(entry) for name, entry in datasets.items()},
         },
         "judges": {
             "prompts": judges.get("prompts", "builtin"),
@@ -273,6 +310,21 @@ def conditions(config: dict, registry: Registry) -> dict:
             "aggregation": {key: _set(judges.get(key)) for key in JUDGE_AGGREGATION},
         },
     }
+
+
+def annotations(dataset: dict) -> dict:
+    """The appendix tables' annotation files a dataset entry declares: each file's SHA-256 (None
+    where the config pins none) and where the paper-type labels come from (the declared file, or
+    a classifier model's answers)."""
+    out = {}
+    for key in ANNOTATION_FILES:
+        given = dataset.get(key)
+        if isinstance(given, dict) and "classifier" in given:
+            out[key] = {"source": f"classifier {given['classifier']}", "sha256": None}
+        elif given is not None:
+            sha256 = given.get("sha256") if isinstance(given, dict) else None
+            out[key] = {"source": "file", "sha256": sha256}
+    return out
 
 
 def _set(value):
@@ -519,9 +571,6 @@ def novbench_row(
 ) -> dict:
     """Our value of one published NovBench number, or why there is none (``requests``:
     :func:`cell_requests`)."""
-    subset = row.subset.split("=")[0]
-    if subset in SUBSETS:
-        return _not_run(SUBSETS[subset])
     dataset = grid["datasets"].get(row.dataset)
     if dataset is None:
         if row.dataset == RELEASE_SUBSET:
@@ -557,6 +606,109 @@ def novbench_row(
         run["requests"], paper["requests"] = requests[key]["ours"], requests[key]["paper"]
     value, tolerance = float(ours[row.metric]), TOLERANCES[row.metric]
     return judged(row, value, tolerance, run, paper, basis["limits"], (row.note,))
+
+
+def paper_table_row(
+    row,
+    grid: dict,
+    tables: dict[str, pd.DataFrame],
+    paper_tables: dict[tuple[str, str], pd.DataFrame],
+    basis: dict,
+    digests: dict[str, str],
+    requests: dict[tuple, dict] | None = None,
+) -> dict:
+    """Our value of one published number of Tables 6–8 or of the human agreement, from the
+    appendix tables (``paper_tables``: (dataset, file name) → table), or why there is none. Its
+    conditions are the cell's (:func:`novbench_conditions`) with the annotation file's SHA-256
+    and where the paper-type labels come from; Table 8's papers without an output of the cell
+    count as its empty answers."""
+    subset, _, part = row.subset.partition("=")
+    file, key = PAPER_TABLES[subset]
+    if subset == "human_agreement":  # computed from the annotators' sheets alone
+        return _human_agreement(row, paper_tables, file, basis["limits"])
+    dataset = grid["datasets"].get(row.dataset)
+    if dataset is None:
+        return _not_run(_unconfigured("dataset", row.dataset, "novbench.datasets"))
+    for kind, value, known, config_key in [
+        ("model", row.model, dataset["models"], "models"),
+        ("strategy", row.strategy, grid["strategies"], "strategies"),
+        ("perturbation", row.perturbation, grid["perturbations"], "perturbations"),
+    ]:
+        if value not in known:
+            return _not_run(_unconfigured(kind, value, f"novbench.{config_key}"))
+    name = dataset["name"]
+    table = paper_tables.get((name, file))
+    if table is None:
+        return _not_run(f"novbench.datasets.{name}.{key} is not declared")
+    found = table[
+        (table["model"] == row.model)
+        & (table["strategy"] == row.strategy)
+        & (table["perturbation"] == row.perturbation)
+    ]
+    if subset == "paper_type":
+        found, column = found[found["paper_type"] == part], row.metric
+    else:
+        column = part
+    if found.empty:
+        return _not_run(f"no row in {name}/{file} (cell left out; see the run's log)")
+    ours = found.iloc[0]
+    settings, paper_settings = basis["run"]["novbench"], basis["paper"]["novbench"]
+    cell_table = tables.get(name, pd.DataFrame(columns=["model"]))
+    run = novbench_conditions(row, settings, cell_table, ours, digests.get(name))
+    paper = novbench_paper(row, paper_settings)
+    cell = (name, row.model, row.strategy, row.perturbation)
+    if cell in (requests or {}):
+        run["requests"], paper["requests"] = requests[cell]["ours"], requests[cell]["paper"]
+    unknown = {"source": None, "sha256": None}
+    declared = settings.get("annotations", {}).get(name, {}).get(key, unknown)
+    run[key] = {"source": declared["source"], "sha256": ours.get(ANNOTATIONS_DIGEST)}
+    paper[key] = paper_settings.get("annotations", {}).get(row.dataset, {}).get(key, unknown)
+    notes = [row.note]
+    if subset == "reviewer_confidence":
+        run["scorer"] = ours["encoder"]  # the authors embed with their Coverage encoder
+        paper["scorer"] = paper_settings["scoring"]["coverage_encoder"]
+        run["empty_share"] = float(ours["n_missing"]) / float(ours["n_papers"])
+        if ours["n_missing"]:
+            notes.append(
+                f"{ours['n_missing']} of the {ours['n_papers']} papers of the confidence file "
+                f"have no output of this cell (counted with the empty text, as the authors did)"
+            )
+    tolerance = PAPER_TABLE_TOLERANCES.get(row.metric) or TOLERANCES[row.metric]
+    return judged(row, float(ours[column]), tolerance, run, paper, basis["limits"], tuple(notes))
+
+
+def _human_agreement(
+    row, paper_tables: dict[tuple[str, str], pd.DataFrame], file: str, limits: dict
+) -> dict:
+    """A human-agreement number from the dataset that declares the annotators' sheets (they
+    alone make the table): not comparable with fewer annotators than the paper's four."""
+    declared = sorted(dataset for dataset, name in paper_tables if name == file)
+    if not declared:
+        return _not_run("no compared dataset declares human_eval (novbench.datasets.<name>)")
+    where = f"{declared[0]}/{file}"
+    table = paper_tables[(declared[0], file)]
+    metric = "-" if row.metric == "fleiss_kappa" else HUMAN_AGREEMENT_METRIC
+    found = table[(table["statistic"] == row.metric) & (table["metric"] == metric)]
+    if found.empty:
+        return _not_run(f"no {row.metric} of metric '{metric}' in {where}")
+    ours = found.iloc[0]
+    annotators = int(ours["n_annotators"])
+    notes = [where]
+    if row.metric != "fleiss_kappa":
+        notes.append(
+            f"majority of {annotators} ({ours['n_ties']} ties dropped); the metric preference "
+            f"is the mean of the four metrics (Relevance as (Rel - 1) / 4), the paper's "
+            f"combination is not in the released code"
+        )
+    return judged(
+        row,
+        float(ours["value"]),
+        PAPER_TABLE_TOLERANCES[row.metric],
+        {"annotators": annotators},
+        {"annotators": PUBLISHED_ANNOTATORS},
+        limits,
+        tuple(notes),
+    )
 
 
 def selects(pattern: str, name: str) -> bool:
@@ -703,15 +855,22 @@ def rows(
     expert: dict | None = None,
     digests: dict[str, str] | None = None,
     requests: dict[tuple, dict] | None = None,
+    paper_tables: dict[tuple[str, str], pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """One report row per published number of both studies. ``basis``: the run's and the
     paper's conditions (:func:`conditions`, :func:`paper_conditions`) and the share limits
     (config ``reproduction``); ``expert``: the expert-study counts per judge dataset
     (:func:`expert_counts`); ``digests``: the SHA-256 of each NovBench dataset's release file;
-    ``requests``: the digests of each cell's requests (:func:`cell_requests`)."""
+    ``requests``: the digests of each cell's requests (:func:`cell_requests`); ``paper_tables``:
+    NovBench's appendix tables (:func:`paper_table_row`)."""
     out = []
     for row in published("novbench").itertuples(index=False):
-        ours = novbench_row(row, grid["novbench"], tables, basis, digests or {}, requests)
+        if row.subset.partition("=")[0] in PAPER_TABLES:
+            ours = paper_table_row(
+                row, grid["novbench"], tables, paper_tables or {}, basis, digests or {}, requests
+            )
+        else:
+            ours = novbench_row(row, grid["novbench"], tables, basis, digests or {}, requests)
         out.append(_base(row) | ours)
     for row in published("judges").itertuples(index=False):
         out.append(_base(row) | judges_row(row, grid["judges"], metrics, expert or {}, basis))
@@ -758,15 +917,17 @@ def markdown(report: pd.DataFrame, uncertainty_sections: dict[str, str]) -> str:
     parts = [
         "# Reproduction report",
         summary(report),
-        "Every published number of NovBench (Tables 2–8) and of the judge study (figure values) "
-        "beside ours (report.csv holds every row, with the conditions each of ours was produced "
-        "under). match: equal at the paper's printed decimals; within: |ours − paper| ≤ "
-        "tolerance (NovBench: Relevance 0.05, Coverage 0.01, Clarity 0.01, DistAcc 0.02, KC and "
-        "LS 0.005, similarity 0.02; judge study: 2 percentage points, 0.02 for a fraction, 10% of "
-        "a cost, a count exactly; a bound such as 'more than two thirds' matches when ours is at "
-        "least the bound); not comparable: ours was produced under other conditions than the "
-        "paper's (prompts, decoding, model wire, dataset, scorer, calls, aggregation, a "
-        "substitute judge) or with too many failed or empty answers, each named in the reason. "
+        "Every published number of NovBench (Tables 2–8 and the human agreement of Section 4.3) "
+        "and of the judge study (figure values) beside ours (report.csv holds every row, with the "
+        "conditions each of ours was produced under). match: equal at the paper's printed "
+        "decimals; within: |ours − paper| ≤ tolerance (NovBench: Relevance 0.05, Coverage 0.01, "
+        "Clarity 0.01, DistAcc 0.02, KC and LS 0.005, similarity 0.02, Table 8's Diff 0.005, "
+        "Fleiss' kappa 0.05, agreement 0.02, Spearman's rho 0.05; judge study: 2 percentage "
+        "points, 0.02 for a fraction, 10% of a cost, a count exactly; a bound such as 'more than "
+        "two thirds' matches when ours is at least the bound); not comparable: ours was produced "
+        "under other conditions than the paper's (prompts, decoding, model wire, dataset, "
+        "annotation files, annotators, scorer, calls, aggregation, a substitute judge) or with "
+        "too many failed or empty answers, each named in the reason. "
         "source_kind: printed in the paper, taken from an authors' file (the reason names it), "
         "or our own regression value; a paper value reconstructed from the authors' files is "
         "at best within. A judge row over several cells (every judge, P3|P4|P5) compares the "
@@ -795,8 +956,9 @@ def write(
 ) -> None:
     """Read the configured outputs (``paths``: :func:`inputs`' lists; paths name their dataset
     and format; an expert-study file its dataset, as
-    ``{downloads}/{dataset}/expert-annotations/judge_errors.csv``; the release files in the
-    order of the grid's NovBench datasets) and write the report and its summary. ``cells``:
+    ``{downloads}/{dataset}/expert-annotations/judge_errors.csv``; an appendix table its dataset,
+    as ``novbench/{dataset}/paper_type.csv``; the release files in the order of the grid's
+    NovBench datasets) and write the report and its summary. ``cells``:
     :func:`cells`; ``registry`` and ``upstream_root``: the project's registry and the fetched
     authors' scripts, for the paper mode's requests of each cell."""
     from noveval.novbench import uncertainty  # scipy: here, not when the Snakefile imports this
@@ -812,7 +974,10 @@ def write(
     for path in paths["scores"]:
         scores.setdefault(Path(path).parent.parent.name, []).append(path)
     requests = cell_requests(list(cells), basis, registry, upstream_root)
-    report = rows(grid, tables, metrics, basis, expert, digests, requests)
+    paper_tables = {
+        (Path(p).parent.name, Path(p).name): pd.read_csv(p) for p in paths["paper_tables"]
+    }
+    report = rows(grid, tables, metrics, basis, expert, digests, requests, paper_tables)
     sections = {d: uncertainty.markdown(read_tables(paths)) for d, paths in scores.items()}
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     report.to_csv(csv_path, index=False)
