@@ -62,6 +62,7 @@ include: "rules/weights.smk"
 include: "rules/inference.smk"
 include: "rules/parse.smk"
 include: "rules/metrics.smk"
+include: "rules/novbench_paper_tables.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"
 include: "rules/judges_data.smk"
@@ -82,6 +83,7 @@ rule novbench:
             dataset=NOVBENCH.datasets,
             name=["table.csv", "table.md", "sentiment_radar.png"],
         ),
+        PAPER_TABLES.outputs(RESULTS, NOVBENCH),
 
 
 rule judges:

@@ -1,5 +1,6 @@
-from noveval.novbench.grid import scorer_references
+from noveval.novbench.grid import scorer_names, scorer_references
 from noveval.scoring_cost import SCORING_THREADS, scoring_resources
+from noveval.weights import scorer_weights_inputs
 
 
 rule novbench_score:
@@ -7,6 +8,10 @@ rule novbench_score:
         papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
         parsed=lambda wildcards: NOVBENCH.parsed_paths(
             RESULTS, wildcards.dataset, wildcards.model
+        ),
+        # the hub scorers, downloaded by rule weights at their pinned revisions, read offline
+        weights=scorer_weights_inputs(
+            REGISTRY, scorer_names(config["novbench"]["scoring"]), RESULTS
         ),
     output:
         f"{RESULTS}/novbench/{{dataset}}/{{model}}/scores.parquet",

@@ -14,5 +14,7 @@ rule novbench_parse:
         think_opened=lambda wildcards: REGISTRY.model(
             wildcards.model
         ).think_opened_by_template,
+        # paper mode: repeated items count, as in the authors' transfer() (comment_evaluate.py)
+        keep_duplicates=config["novbench"]["prompts"] == "authors",
     script:
         "../scripts/novbench_parse.py"

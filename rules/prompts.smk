@@ -1,3 +1,6 @@
+from noveval.novbench.decoding import decoding_inputs
+
+
 # The inputs of each NovBench cell and its chat requests.
 ruleorder: novbench_changed_inputs > novbench_inputs
 
@@ -23,7 +26,10 @@ rule novbench_inputs:
 
 rule novbench_paraphrase_requests:
     input:
-        f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        weights=lambda wildcards: decoding_inputs(
+            REGISTRY.model(wildcards.model), config["decoding"], RESULTS
+        ),
     output:
         f"{RESULTS}/novbench/{{dataset}}/{{model}}/paraphrase/requests.parquet",
     log:
@@ -91,6 +97,10 @@ rule novbench_requests:
             if config["novbench"]["prompts"] == "authors"
             else []
         ),
+        # authors decoding of an open model: its generation config, from the downloaded snapshot
+        weights=lambda wildcards: decoding_inputs(
+            REGISTRY.model(wildcards.model), config["decoding"], RESULTS
+        ),
     output:
         f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.parquet",
     log:
@@ -109,6 +119,10 @@ rule novbench_requests:
             config["novbench"], "prompts", "few_shot_examples", "seed"
         ),
         upstream_root=f"{RESULTS}/downloads/upstream/novbench",
+        source_roots={
+            source: f"{RESULTS}/downloads/upstream/{source}"
+            for source in ("ai_researcher", "openreviewer", "reviewer2")
+        },
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/novbench_requests.py"

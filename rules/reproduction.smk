@@ -1,13 +1,40 @@
 from noveval.reproduction import report as reproduction
 
+PROJECT_REGISTRY = "config/models.yaml"
 REPRODUCTION = reproduction.configured(config)
+REPRODUCTION_CELLS = reproduction.cells(RESULTS, REPRODUCTION, NOVBENCH)
+# What the run's numbers were produced under, what the paper's were (config/paper.yaml over the
+# embedded default, with the project's registry), and the share limits of failed and empty answers.
+REPRODUCTION_BASIS = {
+    "run": reproduction.conditions(config, REGISTRY),
+    "paper": reproduction.paper_conditions(
+        "config/config.yaml",
+        "config/paper.yaml",
+        "config/schemas/config.schema.yaml",
+        PROJECT_REGISTRY,
+    ),
+    "limits": config["reproduction"],
+}
+# With the authors' prompts, the report rebuilds each cell's paper-mode requests from their
+# fetched scripts and compares their digest with the requests the run sent.
+AUTHORS_SCRIPTS = (
+    reproduction.authors_scripts(RESULTS, REPRODUCTION_CELLS, PROJECT_REGISTRY)
+    if config["novbench"]["prompts"] == "authors"
+    else []
+)
 
 
 rule reproduction_report:
     input:
         unpack(
             lambda wildcards: reproduction.inputs(
-                RESULTS, REPRODUCTION, NOVBENCH, JUDGES
+                RESULTS,
+                REPRODUCTION,
+                NOVBENCH,
+                JUDGES,
+                REPRODUCTION_CELLS,
+                AUTHORS_SCRIPTS,
+                PAPER_TABLES,
             )
         ),
     output:
@@ -23,12 +50,22 @@ rule reproduction_report:
             category="Reproduction",
             labels={"result": "reproduction report", "file": "Markdown"},
         ),
+        summary=report(
+            f"{RESULTS}/reproduction/summary.md",
+            caption="../report/reproduction_summary.rst",
+            category="Reproduction",
+            labels={"result": "reproduction summary", "file": "Markdown"},
+        ),
     log:
         f"{LOGS}/reproduction/report.log",
     conda:
         "../envs/noveval.yaml"
     params:
         grid=REPRODUCTION,
+        basis=REPRODUCTION_BASIS,
+        cells=REPRODUCTION_CELLS,
+        registry=PROJECT_REGISTRY,
+        upstream_root=f"{RESULTS}/downloads/upstream/novbench",
         code=code_version("noveval.reproduction.report"),
     script:
         "../scripts/reproduction_report.py"

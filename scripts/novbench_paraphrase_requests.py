@@ -5,9 +5,10 @@ from noveval.novbench import steps
 
 with log_to(snakemake.log[0]):
     steps.paraphrase_requests(
-        snakemake.input[0],
+        snakemake.input.papers,
         snakemake.wildcards.model,
         snakemake.params.registry,
         snakemake.params.decoding,
         snakemake.output[0],
+        weights_manifests=list(snakemake.input.weights),
     )

@@ -14,4 +14,5 @@ with log_to(snakemake.log[0]):
         },
         snakemake.output[0],
         snakemake.params.think_opened,
+        snakemake.params.keep_duplicates,
     )

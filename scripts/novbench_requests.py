@@ -14,4 +14,6 @@ with log_to(snakemake.log[0]):
         settings=snakemake.params.settings,
         requests_path=snakemake.output[0],
         upstream_root=snakemake.params.upstream_root,
+        weights_manifests=list(snakemake.input.weights),
+        source_roots=dict(snakemake.params.source_roots),
     )

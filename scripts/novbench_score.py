@@ -12,4 +12,5 @@ with log_to(snakemake.log[0]):
         scoring=snakemake.params.scoring,
         registry_path=snakemake.params.registry,
         scores_path=snakemake.output[0],
+        weights_manifests=list(snakemake.input.get("weights", [])),
     )

@@ -5,11 +5,13 @@ from noveval.reproduction import report
 
 with log_to(snakemake.log[0]):
     report.write(
-        list(snakemake.input.tables),
-        list(snakemake.input.scores),
-        list(snakemake.input.metrics),
+        {key: list(snakemake.input[key]) for key in report.INPUTS},
         snakemake.params.grid,
+        snakemake.params.basis,
         snakemake.output.csv,
         snakemake.output.markdown,
-        list(snakemake.input.expert),
+        snakemake.output.summary,
+        snakemake.params.cells,
+        snakemake.params.registry,
+        snakemake.params.upstream_root,
     )

@@ -8,6 +8,8 @@ import yaml
 from conftest import REPO
 from snakemake.utils import validate
 
+from noveval import upstream
+
 SCHEMA = str(REPO / "config" / "schemas" / "config.schema.yaml")
 
 # Every required key, nothing else.
@@ -61,7 +63,7 @@ def test_defaults_fill_a_minimal_config():
     assert config["decoding"]["mode"] == "greedy"
     assert config["inference"]["failure_budget"] == 0
     assert config["novbench"]["prompts"] == "builtin"
-    assert config["upstream"] == {"novbench": None, "judges": None}
+    assert config["upstream"] == dict.fromkeys(upstream.SOURCES)
     assert config["plan"] == {}
     judges = config["judges"]
     assert {key: judges[key] for key in judges if key not in MINIMAL["judges"]} == {

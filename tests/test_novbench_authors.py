@@ -3,21 +3,28 @@ released perturbations of Table 5 and the release layout behind config/paper.yam
 
 The expected prompts are built here from the shared copies of the authors' scripts, apart from the
 project's code: the test cuts each script's prompt function out of its text and runs only that
-function, in an empty namespace, on the raw JSON record.
+function, in an empty namespace, on the raw JSON record. The reviewer models' requests are checked
+the same way against the ai_researcher library their scripts call (its system prompt and sampling
+cut out of a shared copy of the library at the pinned commit).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 import re
+import textwrap
 from pathlib import Path
 
+import jinja2
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SAMPLE, run_snakemake, shared_file, write_yaml
+from conftest import REPO, SAMPLE, SHARED_DATA, run_snakemake, shared_file, unavailable, write_yaml
 
+from noveval import upstream
+from noveval.engines import providers
 from noveval.novbench import generation, grid, perturbation, records
 from noveval.registry import load_registry
 from noveval.upstream import UpstreamError
@@ -124,6 +131,260 @@ def test_open_model_few_shot_keeps_its_own_apostrophe(papers):
     assert "### Now it's your turn:" in hosted[0]["content"]
 
 
+# --- the reviewer models: the scripts' prompt as custom_prompt of the ai_researcher library ----
+
+REVIEWERS = {
+    "cyclereviewer-8b": ("CycleReviewer", "cycle_reviewer.py"),
+    "cyclereviewer-70b": ("CycleReviewer", "cycle_reviewer.py"),
+    "deepreviewer-7b": ("Deep_review", "deep_reviewer.py"),
+    "deepreviewer-14b": ("Deep_review", "deep_reviewer.py"),
+}
+REVIEWER_CASES = [(m, s) for m in REVIEWERS for s in ("zero", "few", "rag")]
+SOURCES = ("ai_researcher", "openreviewer", "reviewer2")
+
+
+def source_root(source: str) -> Path:
+    """The shared copy of a pinned source beside the authors' scripts (model-code/<source>): the
+    ai_researcher library, maxidl/openreviewer and ZhaolinGao/Reviewer2 at their pinned commits
+    (src/noveval/upstream.yaml). The shared data does not hold them yet, so CI skips these tests
+    unless NOVEVAL_REQUIRE_MODEL_CODE is set."""
+    path = SHARED_DATA / "novbench" / "model-code" / source
+    if not path.exists():
+        unavailable(
+            f"the pinned {source} files are not at {path} (fetch them at the commits of "
+            "src/noveval/upstream.yaml)",
+            "NOVEVAL_REQUIRE_MODEL_CODE",
+        )
+    return path
+
+
+def library_root() -> Path:
+    return source_root("ai_researcher")
+
+
+def source_roots() -> dict[str, str]:
+    return {source: str(source_root(source)) for source in SOURCES}
+
+
+def reviewer_script(model: str, strategy: str) -> str:
+    """The script's name; the few-shot ones hold "it’s" as GBK bytes, read as such."""
+    return f"{REVIEWERS[model][0]}_{strategy}.py"
+
+
+def reviewer_prompt(script: str):
+    text = (upstream_root() / SCRIPTS / script).read_bytes().decode("gbk")
+    snippet = re.search(r'^def build_novelty\w*\(.*?\):\n\s+return f""".*?"""\n', text, re.S | re.M)
+    namespace: dict = {"__builtins__": {}}
+    exec(snippet.group(0), namespace)  # noqa: S102 - the authors' f-string function only
+    (function,) = [value for key, value in namespace.items() if key.startswith("build_novelty")]
+    return function
+
+
+def library_request(model: str) -> tuple[str, dict]:
+    """The library's system prompt and sampling for the scripts' call, cut out of its text:
+    DeepReviewer's ``_generate_system_prompt`` run for "Fast Mode" (what ``mode="Fast Mode"``
+    selects), CycleReviewer's ``system_prompt`` literal, and their ``SamplingParams``."""
+    text = (library_root() / "ai_researcher" / REVIEWERS[model][1]).read_text(encoding="utf-8")
+    if model.startswith("deepreviewer"):
+        method = re.search(r"^    def _generate_system_prompt\(.*?(?=^    def )", text, re.S | re.M)
+        namespace: dict = {"__builtins__": {}}
+        exec(textwrap.dedent(method.group(0)), namespace)  # noqa: S102 - one string method
+        system = namespace["_generate_system_prompt"](None, mode="Fast Mode")
+    else:
+        literal = re.search(r'system_prompt = \\\n\s+(""".*?""")', text, re.S).group(1)
+        system = ast.literal_eval(literal)
+    call = re.search(r"SamplingParams\((.*?)\)", text, re.S).group(1)
+    sampling = dict(re.findall(r"(\w+)=([\w.]+)", call))
+    if sampling["max_tokens"] == "max_tokens":  # evaluate's default
+        sampling["max_tokens"] = re.search(r"def evaluate\(.*?max_tokens=(\d+)", text).group(1)
+    return system, {key: float(value) for key, value in sampling.items()}
+
+
+def expected_reviewer_content(model: str, strategy: str, record: dict, pool: dict) -> str:
+    """The script's prompt (the 4 example arguments of few-shot: their call passes the paper's
+    own sentences as a fifth, which fails), then the sentences as the other scripts insert them."""
+    build = reviewer_prompt(reviewer_script(model, strategy))
+    if strategy == "zero":
+        prompt = build()
+    elif strategy == "few":
+        first, second = (pool[i] for i in seeded_draw(record["id"], list(pool), SETTINGS["seed"]))
+        with pytest.raises(TypeError, match="takes 4 positional arguments but 5 were given"):
+            build(record["paper_novelty"], first["paper_novelty"], second["paper_novelty"], 0, 0)
+        prompt = build(
+            first["paper_novelty"],
+            second["paper_novelty"],
+            first["output_format"],
+            second["output_format"],
+        )
+    else:
+        prompt = build(record["retrieved_title"], record["retrieved_abstract"])
+    return prompt + str(record["paper_novelty"])
+
+
+def reviewer_request(papers, paper_id: str, strategy: str, model: str, decoding=DECODING):
+    (row,) = generation.generation_requests(
+        papers[papers["paper_id"] == paper_id],
+        papers,
+        strategy,
+        REGISTRY.model(model),
+        decoding,
+        SETTINGS,
+        prompts="authors",
+        upstream_root=str(upstream_root()),
+        source_roots=source_roots(),
+    )
+    return row
+
+
+@pytest.mark.parametrize(("model", "strategy"), REVIEWER_CASES)
+def test_reviewer_request_is_the_library_call_of_their_script(papers, model, strategy):
+    pool = raw_records()
+    row = reviewer_request(papers, "S001", strategy, model, {**DECODING, "mode": "authors"})
+    system, sampling = library_request(model)
+    expected = expected_reviewer_content(model, strategy, pool["S001"], pool)
+    assert json.loads(row["messages"]) == [
+        {"role": "system", "content": system},
+        {"role": "user", "content": expected},
+    ]
+    assert {key: row[key] for key in sampling} == sampling
+    assert row["seed"] is None
+    if strategy == "few":
+        assert "### Now it’s your turn:" in expected
+    if model.startswith("deepreviewer"):
+        assert "Your thinking mode is Fast Mode" in system
+        assert sampling == {"temperature": 0.4, "top_p": 0.95, "max_tokens": 35000}
+    else:
+        assert sampling == {"temperature": 0.4, "top_p": 0.95, "max_tokens": 7000}
+
+
+def test_reviewer_requests_fit_their_servers_context(papers):
+    """The library's token limit plus the longest prompt of the sample (4 characters a token
+    would be generous; 2 is a floor for English) fits the model's context length."""
+    for model in REVIEWERS:
+        spec = REGISTRY.model(model)
+        for strategy in ("zero", "few", "rag"):
+            rows = generation.generation_requests(
+                papers,
+                papers,
+                strategy,
+                spec,
+                DECODING,
+                SETTINGS,
+                "authors",
+                str(upstream_root()),
+                source_roots(),
+            )
+            for row in rows:
+                characters = sum(len(m["content"]) for m in json.loads(row["messages"]))
+                assert row["max_tokens"] + characters / 2 <= spec.context_length, model
+
+
+def test_the_library_sampling_reaches_the_local_server(papers):
+    authors_decoding = {**DECODING, "mode": "authors"}
+    row = reviewer_request(papers, "S001", "zero", "deepreviewer-7b", authors_decoding)
+    endpoint = providers.Endpoint(base_url="http://127.0.0.1:1/v1", api_key="-", served_model="m")
+    sent = providers.arguments(endpoint, row)
+    assert (sent["temperature"], sent["top_p"], sent["max_tokens"]) == (0.4, 0.95, 35000)
+    assert "seed" not in sent
+    hosted = authors_request(papers, "S001", "zero", "gpt-4o")
+    assert "top_p" not in hosted and "top_p" not in providers.arguments(endpoint, hosted)
+
+
+PINNED_AT = {
+    "ai_researcher": "zhu-minjun/Researcher/f07184701ee722575f144ecfbf753460a7e45160/",
+    "openreviewer": "maxidl/openreviewer/31798b43b5fc7a20b28e38821a6684fa0e8ca3f8/",
+    "reviewer2": "ZhaolinGao/Reviewer2/74265130d7da55d44288d68d04e86741c465e626/",
+}
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_the_reviewer_sources_are_pinned_at_a_commit_and_checked(name):
+    source = upstream.UpstreamSource(name, source_root(name))
+    for path, pin in upstream.pinned(name).items():
+        assert source.text(path)
+        assert pin.url == f"https://raw.githubusercontent.com/{PINNED_AT[name]}{path}"
+
+
+def test_reviewer_models_need_the_library(papers):
+    with pytest.raises(ValueError, match="'deepreviewer-7b' needs the folder of the pinned ai_res"):
+        generation.generation_requests(
+            papers,
+            papers,
+            "zero",
+            REGISTRY.model("deepreviewer-7b"),
+            DECODING,
+            SETTINGS,
+            "authors",
+            str(upstream_root()),
+        )
+
+
+# --- Llama-OpenReviewer and Reviewer2: their cards' prompt format around the open-model prompt --
+
+OPEN_SCRIPTS = {"zero": "zero_shot.py", "few": "few_shot.py", "rag": "RAG_prompt.py"}
+THREE_SECTIONS = (
+    "Positive Novelty Evaluations\n-\n\n"
+    "Neutral Novelty Evaluations\n-\n\n"
+    "Negative Novelty Evaluations\n-"
+)
+
+
+def card_text(source: str, path: str) -> str:
+    return (source_root(source) / path).read_text(encoding="utf-8")
+
+
+def openreviewer_templates() -> tuple[str, str]:
+    """generate.py's two templates (the ones the model card shows), cut out of its text."""
+    text = card_text("openreviewer", "llm_training/generate.py")
+    system, user = (
+        re.search(rf'^{name} = """(.*?)"""', text, re.S | re.M).group(1)
+        for name in ("SYSTEM_PROMPT_TEMPLATE", "USER_PROMPT_TEMPLATE")
+    )
+    return system, user
+
+
+def reviewer2_prompt() -> str:
+    """The review model's Llama-2 prompt of demo.py (its second prompt_Llama_2)."""
+    found = re.findall(r"prompt_Llama_2 = (\(.*?\n    \))", card_text("reviewer2", "demo.py"), re.S)
+    return ast.literal_eval(found[-1])
+
+
+@pytest.mark.parametrize("strategy", ["zero", "few", "rag"])
+def test_llama_openreviewer_gets_its_cards_templates_around_the_open_prompt(papers, strategy):
+    pool = raw_records()
+    row = reviewer_request(papers, "S001", strategy, "llama-openreviewer-8b")
+    system, user = openreviewer_templates()
+    prompt = expected_prompt(OPEN_SCRIPTS[strategy], strategy, pool["S001"], pool)
+    assert json.loads(row["messages"]) == [
+        {"role": "system", "content": system.format(review_fields=THREE_SECTIONS)},
+        {"role": "user", "content": user.format(paper_text=prompt)},
+    ]
+    assert (
+        "# Review\n\nPositive Novelty Evaluations\n-\n\nNeutral"
+        in json.loads(row["messages"])[0]["content"]
+    )
+    assert (row["temperature"], row["max_tokens"]) == (0.0, 64)  # the run's decoding
+    assert "top_p" not in row
+
+
+@pytest.mark.parametrize("strategy", ["zero", "few", "rag"])
+def test_reviewer2_prompt_is_its_demos_llama2_prompt_around_the_open_prompt(papers, strategy):
+    """The registry's chat template renders the request to demo.py's review prompt, with the
+    open models' prompt where the demo puts its review instructions."""
+    pool = raw_records()
+    row = reviewer_request(papers, "S002", strategy, "reviewer2")
+    template = REGISTRY.model("reviewer2").chat_template.removeprefix("pypi:noveval/")
+    chat = jinja2.Environment().from_string((REPO / "src/noveval" / template).read_text())
+    rendered = chat.render(messages=json.loads(row["messages"]), bos_token="<s>", eos_token="</s>")
+    demo = reviewer2_prompt()
+    head = demo[: demo.index("<</SYS>>\n") + len("<</SYS>>\n")]
+    prompt = expected_prompt(OPEN_SCRIPTS[strategy], strategy, pool["S002"], pool)
+    assert rendered == f"<s>{head}{prompt}[/INST]"
+    assert head.startswith("[INST] <<SYS>>\nYou are a helpful, respectful and honest assistant.")
+    plain = chat.render(messages=[{"role": "user", "content": "Hello"}], bos_token="<s>")
+    assert plain == "<s>[INST] Hello[/INST]"  # the server start's check request
+
+
 def test_builtin_prompts_stay_the_default(papers):
     (row,) = generation.generation_requests(
         papers.head(1), papers, "zero", REGISTRY.model("gpt-4o"), DECODING, SETTINGS
@@ -158,7 +419,7 @@ def test_decoding_authors_sends_no_temperature_or_seed(papers):
     greedy = authors_request(papers, "S001", "zero", "gpt-4o", {**DECODING, "mode": "greedy"})
     assert authors["temperature"] is None and authors["seed"] is None
     assert (greedy["temperature"], greedy["seed"]) == (0.0, 0)
-    assert authors["max_tokens"] == greedy["max_tokens"] == 64
+    assert (authors["max_tokens"], greedy["max_tokens"]) == (None, 64)  # they sent no cap
     assert authors["request_id"] != greedy["request_id"]
     with pytest.raises(ValueError, match="decoding.mode 'sampled' is unknown"):
         generation.call_decoding({**DECODING, "mode": "sampled"})

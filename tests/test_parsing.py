@@ -2,6 +2,7 @@
 
 import pytest
 
+from noveval.novbench.metrics import dist_acc
 from noveval.novbench.parsing import (
     ParsedEvaluation,
     format_evaluation,
@@ -159,6 +160,34 @@ def test_duplicates_keep_first_occurrence():
         ("Neutral", "The baselines are standard readers."),
     ]
     assert not parsed.repetitive
+
+
+LOOPING = (
+    "Positive Novelty Evaluations\n"
+    "- The span alignment objective is new for cross-lingual NER.\n"
+    "- The span alignment objective is new for cross-lingual NER.\n"
+    "- The span alignment objective is new for cross-lingual NER.\n"
+    "Neutral Novelty Evaluations\n-\n"
+    "Negative Novelty Evaluations\n"
+    "- The contrastive loss follows sentence-level objectives.\n"
+)
+
+
+def test_paper_mode_keeps_duplicates_as_the_authors_transfer_does():
+    """A looping output: three Positive copies and one Negative item against a gold of one of
+    each. Deduplicated, the labels are P, N (DistAcc 1); kept, as transfer() keeps them, they are
+    P, P, P, N: p = (3/4, 1/4) against q = (1/2, 1/2), DistAcc = 1 - (1/4 + 1/4) / 2 = 0.75."""
+    deduplicated = parse_evaluation(LOOPING)
+    kept = parse_evaluation(LOOPING, keep_duplicates=True)
+    assert deduplicated.labels == ["Positive", "Negative"]
+    assert kept.labels == ["Positive", "Positive", "Positive", "Negative"]
+    assert set(kept.texts) == set(deduplicated.texts)
+    assert kept.repetitive and deduplicated.repetitive
+    gold = ["Positive", "Negative"]
+    assert dist_acc(deduplicated.labels, gold) == 1.0
+    assert dist_acc(kept.labels, gold) == pytest.approx(0.75)
+    none_items = "Positive Novelty Evaluations\n- None\n- None\n- Too short\n- Too short\n"
+    assert parse_evaluation(none_items, keep_duplicates=True).items == []
 
 
 def test_closed_think_block_removed():

@@ -53,7 +53,7 @@ def paper_config() -> dict:
 
 
 def test_registry_holds_both_studies_with_the_papers_allocation():
-    assert len(NOVBENCH_MODELS) == 19
+    assert len(NOVBENCH_MODELS) == 20  # Table 2's 19 and gpt-3.5-turbo (Tables 3 and 4)
     assert {"smollm2-135m", "qwen3-8b", "gpt-4o", *NOVBENCH_MODELS, *JUDGES} <= set(REGISTRY.models)
     for name in NOVBENCH_MODELS + JUDGES:
         spec = REGISTRY.model(name)
@@ -216,7 +216,7 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     planned = paper_grid.dry_run
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
     # EMNLP: 9 cells, COLING (no RAG): 6; emnlp2023-release100 (Table 5): GPT-4o's 9
-    assert jobs["novbench_requests"] == str(19 * (9 + 6) + 3 * 3)
+    assert jobs["novbench_requests"] == str(20 * (9 + 6) + 3 * 3)
     # the three datasets (emnlp2023-release100 reads Final_data.json too), the released change, del
     assert jobs["novbench_download"] == "5" and "Group job scores" in planned
     # One inference job (one server start) per model and dataset, plus the paraphrases of EMNLP
@@ -224,13 +224,18 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     batches = re.findall(
         r"wildcards: track=(\w+), dataset=(\S+), model=(\S+), batch=(\S+)", planned
     )
-    assert len(batches) == int(jobs["infer"]) == len(set(batches)) == 19 * 2 + 1 + 2 + 6
+    assert len(batches) == int(jobs["infer"]) == len(set(batches)) == 20 * 2 + 1 + 2 + 6
     assert sum(batch == "paraphrase" for *_, batch in batches) == 2
+    # one download per open model and per hub scorer, each pinned (preflight fails otherwise)
+    downloads = set(re.findall(r"output: \S+/weights/([^/\s]+)\.json", planned))
+    open_models = {name for name in NOVBENCH_MODELS if REGISTRY.model(name).engine == "vllm"}
+    assert downloads == open_models | {"spiced", "distilgpt2"}
     table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
     models = table[
         (table["track"] == "novbench") & (table["gpus_per_job"] > 0) & (table["model"] != "all")
     ]
-    assert set(models["model"]) == set(NOVBENCH_MODELS) - {"gpt-4o", "gpt-5", "gemini-2.5-flash"}
+    hosted = {"gpt-4o", "gpt-3.5-turbo", "gpt-5", "gemini-2.5-flash"}
+    assert set(models["model"]) == set(NOVBENCH_MODELS) - hosted
     assert (models["gpu_hours"] > 0).all() and table.iloc[-1]["api_cost_usd"] > 0
 
 

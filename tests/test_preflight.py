@@ -10,7 +10,9 @@ import socket
 from dataclasses import replace
 from pathlib import Path
 
+import yaml
 from conftest import REPO
+from snakemake.utils import update_config
 
 from noveval.preflight import (
     MIN_DRIVER,
@@ -19,8 +21,10 @@ from noveval.preflight import (
     checks,
     driver_check,
     gated_check,
+    hub_scorers,
     hub_token,
     partition_checks,
+    pinned_check,
     served_check,
     site_file_check,
     slurm_partitions,
@@ -101,6 +105,32 @@ def test_weights_cache_writable_with_room(tmp_path):
     assert unwritable == Check(
         "weights cache", False, "/proc/weights: not writable (No such file or directory)"
     )
+
+
+def test_every_download_of_the_grid_is_pinned_or_named():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    update_config(config, yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
+    models = config["novbench"]["models"]
+    scorers = hub_scorers(config, REGISTRY, models)
+    assert [scorer.name for scorer in scorers] == ["spiced", "distilgpt2"]
+    assert hub_scorers(config, REGISTRY, ["gpt-5.4"]) == []  # a judges-only grid scores nothing
+    downloads = [REGISTRY.model(name) for name in models if REGISTRY.model(name).engine == "vllm"]
+    downloads += scorers
+    unpinned = [item for item in downloads if not item.revision]
+    check = pinned_check(downloads, allow_unpinned=False)
+    assert check.ok is (not unpinned)
+    for item in downloads:  # each unpinned one named with its repository, no pinned one
+        assert (f"{item.name} ({item.reference})" in check.detail) is (item in unpinned)
+    pinned = [replace(item, revision="0" * 40) for item in downloads]
+    assert pinned_check(pinned, False) == Check(
+        "revisions", True, "every open model and hub scorer of the grid is pinned"
+    )
+    one = [replace(downloads[0], revision=None)]
+    assert pinned_check(one, False).line() == (
+        f"FAIL  revisions: no revision in config/models.yaml: {one[0].name} "
+        f"({one[0].reference}); pin a hub commit for each"
+    )
+    assert pinned_check(one, True).ok is True  # weights.allow_unpinned: main, recorded
 
 
 def test_gated_model_without_token(tmp_path):

@@ -66,6 +66,16 @@ def test_the_ideation_backbone_setups_are_named_as_the_release_folders():
     assert backbones <= setups
 
 
+LIKE_FOR_LIKE = {
+    "prompts": "authors",
+    "requests": {"max_tokens": 8192},
+    "models": {},
+    "datasets": {"novelty-eval": {"commit": "f022bc38", "blocklist": True}},
+    "calls": {"calls": {"pointwise": 3, "pairwise_per_order": 3}, "calls_by_change": {}},
+    "aggregation": {"no_aggregation": "first_call"},
+}
+
+
 def test_the_report_compares_flip_rates_sizes_ranges_significance_and_the_expert_study():
     grid = {
         "datasets": {"novelty-eval": {"name": "novelty-eval"}},
@@ -112,10 +122,15 @@ def test_the_report_compares_flip_rates_sizes_ranges_significance_and_the_expert
             }
         ]  # fmt: skip
     )
+    for table in (pairwise, pointwise):
+        table["substitutes_for"] = None  # every judge is itself
     metrics = {("novelty-eval", "pairwise"): pairwise, ("novelty-eval", "pointwise"): pointwise}
     expert = {"novelty-eval": {"errors": 28, "controls": 2}}
     novbench = {"datasets": {}, "strategies": [], "perturbations": []}
-    rows = report.rows({"novbench": novbench, "judges": grid}, {}, metrics, expert)
+    # the run's conditions are the paper's (test_report_conditions.py: each one that is not)
+    same = {"novbench": {}, "judges": LIKE_FOR_LIKE}
+    basis = {"run": same, "paper": same, "limits": {"max_empty_share": 0, "max_failed_share": 0}}
+    rows = report.rows({"novbench": novbench, "judges": grid}, {}, metrics, basis, expert)
     judges = rows[rows["study"] == "judges"].set_index(["table", "cell", "metric"])
 
     def at(table, cell, metric):

@@ -27,10 +27,21 @@ def published_value(study: str, table: str, cell: str, metric: str) -> float:
 def test_reference_tables_hold_every_published_number_with_its_source():
     novbench, judges = report.published("novbench"), report.published("judges")
     counts = novbench.groupby("table").size().to_dict()
-    # Table 2: 57 configurations x 4 metrics + Human Relevance and Clarity
-    assert counts == {"2": 230, "3": 12, "4": 20, "5": 38, "6": 228, "7": 228, "8": 114}
+    # Table 2: 57 configurations x 4 metrics + Human Relevance and Clarity; Table 8: high, low
+    # and Diff of 57 configurations; Section 4.3: agreement, Fleiss' kappa, Spearman's rho
+    assert counts == {"2": 230, "3": 12, "4": 20, "4.3": 3, "5": 38, "6": 228, "7": 228, "8": 171}
     assert len(judges) == 613
-    assert (novbench["source"].str.startswith(("NovBench Table", "spec/novbench.md"))).all()
+    sources = ("NovBench Table", "NovBench Section", "spec/novbench.md")
+    assert (novbench["source"].str.startswith(sources)).all()
+    # the spec's COLING KC and LS are our own regression values, not published numbers
+    own = novbench[novbench["source_kind"] == "own regression value"]
+    assert list(own["metric"]) == ["kc", "ls"]
+    assert set(novbench.loc[novbench["table"].isin(["6", "7", "8"]), "decimals"]) == {4}
+    # Section 4.3's 0.72, 78% and 0.61 as printed; Table 8's Diff from the authors' file
+    section = novbench[novbench["table"] == "4.3"]
+    assert set(section["source_kind"]) == {"printed"} and set(section["decimals"]) == {2}
+    diff = novbench[novbench["metric"] == "similarity_diff"]
+    assert set(diff["source_file"]) == {"review_confidence_result.json"}
     # a notebook at its commit, the paper's text, or the release's own files
     cited = r"\.ipynb.*\(commit [0-9a-f]{8}\)|paper text|release, data/README\.md \(commit"
     assert judges["source"].str.contains(cited).all()
@@ -51,13 +62,23 @@ def test_reference_tables_hold_every_published_number_with_its_source():
 
 def test_novbench_reference_values_equal_the_authors_result_files():
     clarity = json.loads(shared_file(*NOVBENCH_RESULTS, "result_Clarity_updated.json").read_text())
-    assert published_value("novbench", "2", "gpt-4o zero", "clarity") == pytest.approx(
-        clarity["gpt-4o_zero"]["model_clarity"], abs=1e-6
+    assert published_value("novbench", "2", "qwen3-8b zero", "clarity") == pytest.approx(
+        clarity["Qwen3-8B_zero_shot"]["model_clarity"], abs=1e-6
     )
     with shared_file(*NOVBENCH_RESULTS, "table2_emnlp2023_reconstructed.csv").open() as f:
         table2 = {row["config"]: row for row in csv.DictReader(f)}
     assert published_value("novbench", "2", "qwen3-8b few", "dist_acc") == float(
         table2["Qwen3-8B_few_shot"]["DistAcc_approx"]
+    )
+    # a cell the paper prints: its printed value and decimals, not the reconstruction
+    printed = table2["gpt-4o_zero"]["paper_value(Rel,Cov,Cla,Dist) if known"]
+    assert published_value("novbench", "2", "gpt-4o zero", "relevance") == float(
+        printed.strip("()").split(", ")[0]
+    )
+    frame = report.published("novbench").set_index(["table", "cell", "metric"])
+    assert tuple(frame.loc[("2", "gpt-4o zero", "relevance"), ["decimals", "source_kind"]]) == (
+        4,
+        "printed",
     )
     coling = json.loads(shared_file(*NOVBENCH_RESULTS, "result_dict_coling.json").read_text())
     assert published_value("novbench", "4", "gpt-4o zero", "relevance") == pytest.approx(
@@ -177,8 +198,37 @@ def test_configured_maps_datasets_to_paper_tables_by_name_or_released_perturbati
     assert grid["judges"]["datasets"] == {"novelty-eval": {"name": "novelty-eval"}}
 
 
+COLING_SHA = "deb487401d682644122df2356369e6a6a9b38b546d7ae11532bff633b73be09e"
+JUDGES_CONDITIONS = {
+    "prompts": "authors",
+    "requests": {"max_tokens": 8192},
+    "models": {"gpt-5.4": {"reference": "gpt-5.4"}},
+    "datasets": {"novelty-eval": {"commit": "f022bc38", "blocklist": True}},
+    "calls": {"calls": {"pointwise": 3, "pairwise_per_order": 3}, "calls_by_change": {}},
+    "aggregation": {"no_aggregation": "first_call"},
+}
+NOVBENCH_PAPER = {
+    "prompts": "authors",
+    "decoding": {"mode": "authors", "max_tokens": 4096},
+    "models": {},
+    "scoring": {
+        "relevance_encoder": "spiced",
+        "coverage_encoder": "all-minilm-l6-v2",
+        "fluency_lm": "distilgpt2",
+    },  # fmt: skip
+    "datasets": {"coling2020": {"sha256": COLING_SHA, "papers": 73}},
+}
+# the run is the paper's but for its scorers (coling_table) and its NovBench prompts and decoding
+BASIS = {
+    "run": {"novbench": {**NOVBENCH_PAPER, "prompts": "builtin"}, "judges": JUDGES_CONDITIONS},
+    "paper": {"novbench": NOVBENCH_PAPER, "judges": JUDGES_CONDITIONS},
+    "limits": {"max_empty_share": 0.1, "max_failed_share": 0.05},
+}
+
+
 def coling_table(**human) -> pd.DataFrame:
     row = {"model": "human", "strategy": "-", "perturbation": "-", "relevance": 2.5}
+    row |= {"n_papers": 73, "n_empty": 0, "n_failed": 0}
     row |= {"coverage": 1.0, "dist_acc": 1.0, "relevance_encoder": "all-minilm-l6-v2"}
     row |= {"coverage_encoder": "all-minilm-l6-v2", "fluency_lm": "smollm2-135m"}
     return pd.DataFrame([row | human])
@@ -191,24 +241,24 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
             {"model": "gpt-5.4", "setup": "human-only", "change": "P4", "strict_accuracy": 0.7597},
             {"model": "gpt-5.4", "setup": "human-only", "change": "P3", "strict_accuracy": 0.5},
         ]
-    )
-    rows = report.rows(GRID, tables, {("novelty-eval", "pairwise"): metrics})
+    ).assign(substitutes_for=None)
+    metrics = {("novelty-eval", "pairwise"): metrics}
+    rows = report.rows(GRID, tables, metrics, BASIS, digests={"coling2020": COLING_SHA})
     assert list(rows.columns) == report.COLUMNS
-    assert len(rows) == 870 + 613
+    assert len(rows) == 930 + 613
     by_cell = rows.set_index(["study", "table", "cell", "metric"]).sort_index()
     kc = by_cell.loc[("novbench", "4", "human", "kc")]
     assert (kc["verdict"], kc["our_value"]) == ("match", 0.70453)
     assert kc["difference"] == pytest.approx(0.70453 - 0.705)
+    assert kc["source_kind"] == "own regression value" and "not a published one" in kc["reason"]
     assert by_cell.loc[("novbench", "4", "human", "ls"), "verdict"] == "match"
     clarity = by_cell.loc[("novbench", "4", "human", "clarity")]
     # another scorer than the paper's: the value is shown, the verdict says it is no reproduction
-    assert clarity["verdict"] == "not run" and clarity["our_value"] == 0.531
-    assert (
-        "documented deviation: scored with fluency_lm smollm2-135m (paper: distilgpt2)"
-        in (clarity["reason"])
-    )
+    assert clarity["verdict"] == "not comparable" and clarity["our_value"] == 0.531
+    assert "scorer smollm2-135m (paper: distilgpt2)" in clarity["reason"]
+    assert "against the authors' file result_dict_coling.json" in clarity["reason"]
     relevance = by_cell.loc[("novbench", "4", "human", "relevance")]
-    assert relevance["verdict"] == "not run" and "spiced" in relevance["reason"]
+    assert relevance["verdict"] == "not comparable" and "spiced" in relevance["reason"]
     assert by_cell.loc[("novbench", "4", "gpt-4o zero", "coverage"), "reason"] == (
         "no row in coling2020/table.csv (cell left out; see the run's log)"
     )
@@ -219,7 +269,7 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
         "dataset 'emnlp2023' not in the config (novbench.datasets)"
     )
     assert by_cell.loc[("novbench", "7", "gpt-4o zero", "clarity"), "reason"].startswith(
-        "documented deviation: scores are not split by paper type"
+        "dataset 'emnlp2023' not in the config (novbench.datasets)"
     )
     p4 = by_cell.loc[("judges", "motivation figure", "gpt-5.4 pairwise human-only P4")].iloc[0]
     assert (p4["verdict"], p4["our_value"]) == ("match", pytest.approx(75.97))
@@ -229,11 +279,11 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
         ].iloc[0]
         == "change 'P3' not in the config (judges.changes)"
     )
-    compared = rows[rows["verdict"] != "not run"]
+    compared = rows[rows["verdict"] == "match"]
     # KC and LS of the COLING human row; gpt-5.4 P4 in two figures
     assert len(compared) == 4
     assert rows.loc[rows["verdict"] == "not run", "reason"].str.len().gt(0).all()
-    assert set(rows["verdict"]) == {"match", "not run"}
+    assert set(rows["verdict"]) == {"match", "not comparable", "not run"}
 
 
 def test_the_embedded_default_compares_nothing_and_says_why():
@@ -241,7 +291,7 @@ def test_the_embedded_default_compares_nothing_and_says_why():
         yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
     )
     assert grid["novbench"]["datasets"] == {} and grid["judges"]["datasets"] == {}
-    rows = report.rows(grid, {}, {})
+    rows = report.rows(grid, {}, {}, BASIS)
     assert (rows["verdict"] == "not run").all() and rows["reason"].str.len().gt(0).all()
 
 
@@ -269,18 +319,21 @@ def coling_run(tmp_path_factory):
 @pytest.mark.model
 def test_coling_acceptance_report(coling_run):
     rows = pd.read_csv(coling_run / "reproduction" / "report.csv", keep_default_na=False)
-    assert list(rows.columns) == report.COLUMNS and len(rows) == 870 + 613
+    assert list(rows.columns) == report.COLUMNS and len(rows) == 930 + 613
     human = rows[(rows["table"] == "4") & (rows["cell"] == "human")].set_index("metric")
     assert human.loc["kc", "verdict"] == "match" and human.loc["ls", "verdict"] == "match"
     assert float(human.loc["kc", "our_value"]) == pytest.approx(0.7045, abs=0.0005)
-    # Other scorers than the paper's: our value is shown, the verdict is "not run" with why
-    assert human.loc["clarity", "verdict"] == "not run"
+    # Other scorers than the paper's: our value is shown, the verdict is "not comparable" with why
+    assert human.loc["clarity", "verdict"] == "not comparable"
     assert float(human.loc["clarity", "our_value"]) == pytest.approx(0.5327, abs=0.005)
-    assert human.loc["relevance", "reason"].endswith("(paper: spiced)")
+    assert "(paper: spiced)" in human.loc["relevance", "reason"]
     rest = rows[~((rows["table"] == "4") & (rows["cell"] == "human"))]
     assert (rest["verdict"] == "not run").all() and rest["reason"].str.len().gt(0).all()
     text = (coling_run / "reproduction" / "report.md").read_text()
     assert "## NovBench uncertainty on coling2020" in text and "| human" in text
+    assert text.index("## Summary") < text.index("## Compared numbers")
+    summary = (coling_run / "reproduction" / "summary.md").read_text()
+    assert all(f"| {table} " in summary for table in ["2", "3", "4", "5", "6", "7", "8"])
 
 
 @pytest.mark.workflow

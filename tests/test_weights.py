@@ -4,9 +4,11 @@ nothing fetched again, the vLLM command line on the snapshot with the hub off, g
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +20,17 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 
 from noveval.engines.servers import server_command, server_environment
 from noveval.plan import weights_table
-from noveval.registry import load_registry
-from noveval.weights import WeightsError, download, local_weights, weights_inputs
+from noveval.registry import RegistryError, load_registry
+from noveval.weights import (
+    WeightsError,
+    download,
+    downloadable,
+    local_weights,
+    scorer_weights_inputs,
+    snapshot_folder,
+    use_offline,
+    weights_inputs,
+)
 
 REPO_ID = "noveval-test/tiny-llm"
 GATED_ID = "noveval-test/gated-llm"
@@ -234,3 +245,70 @@ def test_the_plan_counts_each_open_models_download_once():
         },
         {"model": "total", "reference": "", "revision": "", "download_gb": pytest.approx(81.7)},
     ]
+
+
+SCORER_ID = "noveval-test/tiny-scorer"
+
+
+def test_a_hub_scorer_is_downloaded_pinned_and_read_with_the_hub_off(tmp_path, monkeypatch):
+    """A scorer's repository: what the model files hold, sentence-transformers' module folder
+    (kept) and other runtimes' copies (left out); its scoring job reads it from the cache."""
+    files = {
+        **tiny_model(),
+        "1_Pooling/config.json": b'{"pooling_mode_mean_tokens": true}',
+        "onnx/model.onnx": b"\0" * 64,
+        "rust_model.ot": b"\0" * 64,
+    }
+    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
+    entry = {"reference": SCORER_ID, "revision": COMMIT, "download_gb": 0.001}
+    registry["encoders"]["tiny-encoder"] = entry
+    registry = load_registry(write_yaml(tmp_path / "models.yaml", registry))
+    scorer = downloadable(registry, "tiny-encoder")
+    assert (scorer.reference, scorer.revision) == (SCORER_ID, COMMIT)
+    assert registry.encoder("tiny-encoder") == SCORER_ID
+    names = ["all-minilm-l6-v2", "tiny-encoder", "tiny-encoder"]  # a packaged one: no download
+    manifest = tmp_path / "results" / "weights" / "tiny-encoder.json"
+    assert scorer_weights_inputs(registry, names, str(tmp_path / "results")) == [str(manifest)]
+
+    cache = tmp_path / "cache"
+    call = "import sys; from noveval.weights import download; download(*sys.argv[1:])"
+    arguments = ["tiny-encoder", SCORER_ID, COMMIT, str(cache), str(manifest)]
+    with LoopbackHub({SCORER_ID: Repository({COMMIT: files}, main=COMMIT)}) as hub:
+        done = subprocess.run(
+            [sys.executable, "-c", call, *arguments],
+            env=snakemake_env(HF_ENDPOINT=hub.endpoint, HF_TOKEN=""),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    record = json.loads(manifest.read_text())
+    assert (record["revision"], record["pinned"]) == (COMMIT, True)
+    assert {f["path"] for f in record["files"]} == SERVED | {"1_Pooling/config.json"}
+
+    # The scoring job, with the hub gone: off the hub, on the cache, the snapshot by its id.
+    for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_CACHE"):
+        monkeypatch.setenv(variable, "")  # restored after the test
+    located = use_offline([manifest])
+    assert located == {SCORER_ID: str(snapshot_folder(cache, SCORER_ID, COMMIT))}
+    assert os.environ["HF_HUB_OFFLINE"] == "1" and os.environ["HF_HUB_CACHE"] == str(cache)
+    folder = located[SCORER_ID]
+    assert Tokenizer.from_file(f"{folder}/tokenizer.json").encode("novel idea").ids == [1, 2]
+    assert json.loads(Path(folder, "1_Pooling", "config.json").read_text()) == {
+        "pooling_mode_mean_tokens": True
+    }
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"revision": COMMIT}, "encoders 'tiny-encoder': give a reference string, or a mapping"),
+        ({"reference": SCORER_ID, "sha": COMMIT}, "encoders 'tiny-encoder': unknown keys sha"),
+        ({"reference": SCORER_ID, "revision": "main"}, "revision must be a commit hash"),
+    ],
+)
+def test_a_hub_scorer_entry_is_checked(tmp_path, entry, message):
+    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
+    registry["encoders"]["tiny-encoder"] = entry
+    with pytest.raises(RegistryError, match=message):
+        load_registry(write_yaml(tmp_path / "models.yaml", registry))

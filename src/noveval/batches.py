@@ -2,8 +2,8 @@
 
 A batch is every call of one model on one dataset for one step of a track: the grid's cells,
 or a preliminary step whose answers other requests are built from (NovBench paraphrases, the
-judges' generated ideas and purpose-mechanism rewrites). Its responses table holds every cell's
-rows.
+judges' generated ideas and purpose-mechanism rewrites, NovBench's paper-type labels). Its
+responses table holds every cell's rows.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ CELLS = "cells"
 PARAPHRASE = "paraphrase"
 GENERATION = "generation"
 REWRITE = "rewrite"
-BATCHES = (CELLS, PARAPHRASE, GENERATION, REWRITE)
+PAPER_TYPE = "paper_type"
+BATCHES = (CELLS, PARAPHRASE, GENERATION, REWRITE, PAPER_TYPE)
 
 
 def responses_path(results: str, track: str, dataset: str, model: str, batch: str) -> str:

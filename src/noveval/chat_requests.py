@@ -15,10 +15,23 @@ REQUEST_COLUMNS = [
     "temperature",
     "max_tokens",
     "seed",
+    "top_p",
+    "top_k",
+    "sampling",
     "response_format",
     "reasoning_effort",
     "cache_control",
     "reasoning_summary",
+]
+# The call parameters a request row holds as they are sent (null: not sent).
+SAMPLING_COLUMNS = [
+    "temperature",
+    "max_tokens",
+    "seed",
+    "top_p",
+    "top_k",
+    "sampling",
+    "reasoning_effort",
 ]
 RESPONSE_COLUMNS = [
     "request_id",
@@ -65,8 +78,9 @@ def build_request(
 ) -> dict:
     """One row of a requests table, adapted to the model (``spec.call_parameters``).
 
-    ``decoding`` holds ``max_tokens`` and optionally ``temperature``, ``seed`` and
-    ``reasoning_effort``; a missing or null value, or one the model does not take, is not sent.
+    ``decoding`` holds optionally ``max_tokens``, ``temperature``, ``seed``, ``top_p``, ``top_k``,
+    ``sampling`` (the decoding rule, recorded) and ``reasoning_effort``; a missing or null value,
+    or one the model does not take, is not sent.
     A seed the model does not take still tells repeated calls apart (seed + call index): it
     stays in the id as the sample number, so each repeat is a call of its own.
     ``cache_control``: Anthropic's prompt caching of the whole prompt; ``reasoning_summary``: the
@@ -84,11 +98,7 @@ def build_request(
         "item_id": item_id,
         "model": spec.name,
         "messages": json.dumps(messages, ensure_ascii=False),
-        **{
-            key: value
-            for key, value in call_parameters.items()
-            if key not in ("response_format", "cache_control", "reasoning_summary")
-        },
+        **{key: call_parameters.get(key) for key in SAMPLING_COLUMNS},
         "response_format": json.dumps(response_format) if response_format else None,
         "cache_control": json.dumps(cache_control) if cache_control else None,
         "reasoning_summary": reasoning_summary,

@@ -2,11 +2,12 @@
 
 Run on the login node before the grid, it checks what a run needs and cannot fix itself: the
 site file, the site's partitions and GPU types as SLURM knows them, the weights cache (writable,
-with room for the weights not downloaded yet), a Hugging Face token with access to each gated
-model, each API key, that each hosted model is still served (the provider's model lookup; a
-retired one is named with the published numbers it can no longer reproduce), each configured
-substitution of a model, and the NVIDIA driver of the GPU nodes. It prints one line per check
-and fails after the last one when any failed.
+with room for the weights not downloaded yet), a pinned revision of every open model and hub
+scorer, a Hugging Face token with access to each gated model, each API key, that each hosted
+model is still served (the provider's model lookup; a retired one is named with the published
+numbers it can no longer reproduce), each configured substitution of a model, and the NVIDIA
+driver of the GPU nodes. It prints one line per check and fails after the last one when any
+failed.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ import openai
 import yaml
 
 from noveval.cluster import gpu_model, gpus
-from noveval.registry import ModelSpec, Registry
+from noveval.novbench.grid import scorer_names
+from noveval.registry import ModelSpec, Registry, ScorerSpec
 from noveval.weights import (
     DEFAULT_SITE_FILE,
     SITE_FILE_VARIABLE,
@@ -154,6 +156,19 @@ def weights_cache_check(cache: Path, missing_gb: float) -> Check:
     free_gb = shutil.disk_usage(existing).free / 1e9
     detail = f"{cache}: {free_gb:,.0f} GB free, {missing_gb:,.1f} GB of weights to download"
     return Check("weights cache", free_gb >= missing_gb, detail)
+
+
+def pinned_check(downloads: Iterable, allow_unpinned: bool) -> Check:
+    """Every download of the grid (open models, hub scorers) is pinned to a hub commit; one
+    without a revision fails, named, unless the config downloads main for it
+    (``weights.allow_unpinned``: its commit is then recorded in the manifest, not chosen)."""
+    unpinned = [f"{item.name} ({item.reference})" for item in downloads if not item.revision]
+    if not unpinned:
+        return Check("revisions", True, "every open model and hub scorer of the grid is pinned")
+    detail = f"no revision in config/models.yaml: {', '.join(unpinned)}"
+    if allow_unpinned:
+        return Check("revisions", True, f"{detail}; main is downloaded (weights.allow_unpinned)")
+    return Check("revisions", False, f"{detail}; pin a hub commit for each")
 
 
 def hub_token(env: Mapping[str, str]) -> str | None:
@@ -344,17 +359,20 @@ def checks(
         found.append(Check("partitions", False, f"sinfo failed: {output}"))
 
     served = [spec for spec in specs if needs_weights(spec)]
+    downloads = served + hub_scorers(config, registry, models)
     results = config["results"]
     missing_gb = sum(
-        spec.download_gb or 0
-        for spec in served
-        if not Path(manifest_path(results, spec.name)).exists()
+        item.download_gb or 0
+        for item in downloads
+        if not Path(manifest_path(results, item.name)).exists()
     )
     cache = cache_dir(results, site_path)
     found.append(weights_cache_check(cache, missing_gb))
-    unsized = [spec.name for spec in served if spec.download_gb is None]
+    unsized = [item.name for item in downloads if item.download_gb is None]
     if unsized:
         found.append(Check("weights sizes", False, f"no download_gb: {', '.join(unsized)}"))
+    allow_unpinned = (config.get("weights") or {}).get("allow_unpinned", False)
+    found.append(pinned_check(downloads, allow_unpinned))
 
     token = hub_token(env)
     found += [gated_check(spec.name, spec.reference, token) for spec in specs if spec.gated]
@@ -370,6 +388,15 @@ def checks(
     else:
         found.append(gpu_driver_check(partition))
     return found
+
+
+def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list[ScorerSpec]:
+    """The hub scorers the NovBench grid's scoring downloads (none without NovBench models)."""
+    novbench = config.get("novbench") or {}
+    if not set(novbench.get("models") or ()) & set(models):
+        return []
+    names = dict.fromkeys(scorer_names(novbench["scoring"]))
+    return [registry.scorers[name] for name in names if name in registry.scorers]
 
 
 def driver_partition(site: dict, specs: list) -> str | None:

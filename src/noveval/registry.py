@@ -36,6 +36,10 @@ EFFORT_FIELD = {
     "responses": "reasoning.effort",
     "messages": "output_config.effort",
 }
+# APIs whose requests must carry an output-token cap (Anthropic Messages: max_tokens required).
+CAP_REQUIRED = ("messages",)
+# Sampling values sent only when set (an open model's generation config), and the decoding rule.
+SAMPLING_EXTRAS = {"top_p": float, "top_k": int, "sampling": str}
 PRICE_KEYS = ("input", "output", "cached_input", "cache_creation")  # noveval.pricing
 _dropped_logged: set[tuple[str, str]] = set()
 
@@ -104,20 +108,32 @@ class ModelSpec:
         return {}
 
     def call_parameters(self, decoding: dict, response_format: dict | None = None) -> dict:
-        """The call parameters this model is sent for ``decoding`` (keys ``max_tokens`` and
-        optionally ``temperature``, ``seed``, ``reasoning_effort``; null: not sent).
+        """The call parameters this model is sent for ``decoding`` (keys ``max_tokens``,
+        ``temperature``, ``seed``, ``reasoning_effort``, optionally ``top_p``, ``top_k`` and
+        ``sampling``; a missing or null value is not sent).
 
-        The registry's ``reasoning_effort`` applies where ``decoding`` sets none. A sampling
-        setting the model does not take is left out (logged once per model); an effort level it
-        does not honour, or an output schema its API cannot take, is an error.
+        The output-token cap is optional where the API makes it so (chat, responses); Anthropic
+        Messages requires one. ``top_p``, ``top_k`` and ``sampling`` (the decoding rule the values
+        follow, a record) are among the parameters only when set, so that requests without them
+        keep their ids. The registry's ``reasoning_effort`` applies where ``decoding`` sets none.
+        A sampling setting the model does not take is left out (logged once per model); an effort
+        level it does not honour, or an output schema its API cannot take, is an error.
         """
         parameters = {
             "temperature": _optional(decoding.get("temperature"), float),
-            "max_tokens": int(decoding["max_tokens"]),
+            "max_tokens": _optional(decoding.get("max_tokens"), int),
             "seed": _optional(decoding.get("seed"), int),
             "reasoning_effort": decoding.get("reasoning_effort") or self.reasoning_effort,
             "response_format": response_format,
         }
+        if parameters["max_tokens"] is None and self.api in CAP_REQUIRED:
+            raise RegistryError(
+                f"model '{self.name}': its {self.api} API requires an output-token cap "
+                "(decoding max_tokens)"
+            )
+        for key, kind in SAMPLING_EXTRAS.items():
+            if decoding.get(key) is not None:
+                parameters[key] = kind(decoding[key])
         accepts = {"temperature": self.accepts_temperature, "seed": self.accepts_seed}
         for key, accepted in accepts.items():
             if parameters[key] is not None and not accepted:
@@ -150,12 +166,25 @@ class ModelSpec:
 
 
 @dataclass(frozen=True)
+class ScorerSpec:
+    """A metric model (encoder or fluency LM) on the Hugging Face hub: rule weights downloads it
+    at ``revision``, as it does the vLLM models' weights, and scoring reads it offline."""
+
+    name: str
+    reference: str
+    revision: str | None = None
+    download_gb: float | None = None
+
+
+@dataclass(frozen=True)
 class Registry:
-    """Models, sentence encoders and fluency language models by name."""
+    """Models, sentence encoders and fluency language models by name (``scorers``: the
+    encoders and language models given as hub entries, by name)."""
 
     models: dict[str, ModelSpec]
     encoders: dict[str, str]
     language_models: dict[str, str]
+    scorers: dict[str, ScorerSpec] = field(default_factory=dict)
 
     def model(self, name: str) -> ModelSpec:
         """The spec of a generator/judge model, or an error listing the known names."""
@@ -274,8 +303,38 @@ def load_registry(path: str | Path) -> Registry:
             models[name] = ModelSpec(name=name, **entry)
         except TypeError as error:
             raise RegistryError(f"model '{name}': {error}") from None
+    scorers: dict[str, ScorerSpec] = {}
+    references = {}
+    for section in ("encoders", "language_models"):
+        references[section] = {}
+        for name, entry in (raw.get(section) or {}).items():
+            if isinstance(entry, str):
+                references[section][name] = entry
+                continue
+            scorer = _scorer(section, name, entry)
+            if name in scorers and scorers[name] != scorer:
+                raise RegistryError(f"{section} '{name}': another scorer has this name")
+            if name in models and models[name].engine == "vllm":
+                raise RegistryError(f"{section} '{name}': a vLLM model has this name")
+            scorers[name] = scorer
+            references[section][name] = scorer.reference
     return Registry(
         models=models,
-        encoders=dict(raw.get("encoders") or {}),
-        language_models=dict(raw.get("language_models") or {}),
+        encoders=references["encoders"],
+        language_models=references["language_models"],
+        scorers=scorers,
     )
+
+
+def _scorer(section: str, name: str, entry) -> ScorerSpec:
+    """A hub scorer entry: {reference, revision, download_gb}."""
+    if not isinstance(entry, dict) or "reference" not in entry:
+        raise RegistryError(
+            f"{section} '{name}': give a reference string, or a mapping with reference "
+            "(and revision, download_gb)"
+        )
+    unknown = sorted(set(entry) - {"reference", "revision", "download_gb"})
+    if unknown:
+        raise RegistryError(f"{section} '{name}': unknown keys {', '.join(unknown)}")
+    _check_revision(name, entry)
+    return ScorerSpec(name=name, **entry)

@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 PINS = Path(__file__).with_name("upstream.yaml")
 RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 STUDIES = ("novbench", "judges")
+# Everything pinned: the studies' repositories, the library the NovBench reviewer scripts call
+# and the files the model cards of the reviewer models without a script point to.
+SOURCES = (*STUDIES, "ai_researcher", "openreviewer", "reviewer2")
 
 
 class UpstreamError(ValueError):
@@ -110,11 +113,15 @@ class UpstreamSource:
     root: Path
 
     def text(self, path: str) -> str:
-        """The text of a pinned file, after checking its digest."""
+        """The text of a pinned file, after checking its digest; a file that is not UTF-8 is
+        read as GBK, the encoding of the NovBench authors' other non-UTF-8 files."""
         file = pin(self.study, path)
         location = Path(self.root) / path
         if not location.is_file():
             raise UpstreamError(f"{location}: missing (fetch the {self.study} upstream files)")
         data = location.read_bytes()
         _check(file, data, str(location))
-        return data.decode("utf-8")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data.decode("gbk")

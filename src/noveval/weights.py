@@ -1,12 +1,15 @@
 """Model weights as data: one download per open model into a shared cache, read offline by jobs.
 
 Rule ``weights`` (a local rule: it runs on the host that reaches the Hugging Face hub) downloads
-a vLLM model's files at the registry's pinned ``revision`` with ``huggingface_hub`` into the cache
-named by the site file (``weights_cache`` in profiles/slurm/site.yaml; ``{results}/weights/hub``
-when unset), in the hub's own layout (``models--org--name/snapshots/<commit>/``), and writes a
-manifest (model, repository, revision, files, bytes). An inference job takes the manifest as
-input and serves the snapshot folder with the hub switched off (``HF_HUB_OFFLINE``), so compute
-nodes never reach the hub and every job of a model reads the same files.
+a vLLM model's files, or a hub scorer's (an encoder or fluency LM of the registry given as
+``{reference, revision}``), at the registry's pinned ``revision`` with ``huggingface_hub`` into
+the cache named by the site file (``weights_cache`` in profiles/slurm/site.yaml;
+``{results}/weights/hub`` when unset), in the hub's own layout
+(``models--org--name/snapshots/<commit>/``), and writes a manifest (model, repository, revision,
+files, bytes). An inference job takes the manifest as input and serves the snapshot folder with
+the hub switched off (``HF_HUB_OFFLINE``), so compute nodes never reach the hub and every job of
+a model reads the same files; a scoring job loads its hub scorers from their snapshots the same
+way.
 
 ``huggingface_hub`` is imported by the download alone: parsing the workflow and serving need none.
 """
@@ -23,7 +26,7 @@ from pathlib import Path
 import yaml
 
 from noveval.files import write_bytes
-from noveval.registry import ModelSpec, Registry
+from noveval.registry import ModelSpec, Registry, ScorerSpec
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +35,20 @@ SITE_FILE_VARIABLE = "NOVEVAL_SLURM_SITE"  # as profiles/slurm/config.yaml
 DEFAULT_SITE_FILE = "profiles/slurm/site.yaml"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
 # Weight formats vLLM reads only when a repository has no safetensors (then they are kept).
-OTHER_WEIGHT_FORMATS = (".bin", ".pt", ".pth", ".ckpt", ".gguf", ".onnx", ".h5", ".msgpack")
+OTHER_WEIGHT_FORMATS = (
+    ".bin",
+    ".pt",
+    ".pth",
+    ".ckpt",
+    ".gguf",
+    ".onnx",
+    ".h5",
+    ".msgpack",
+    ".ot",
+    ".tflite",
+)
+# sentence-transformers keeps its modules' settings in numbered folders (1_Pooling, 2_Normalize)
+MODULE_FOLDER = re.compile(r"\d+_[A-Za-z]+/[^/]+")
 # The hub stays off in a serving job: files are read from the snapshot, nothing is fetched.
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
 
@@ -46,12 +62,20 @@ def needs_weights(spec: ModelSpec) -> bool:
     return spec.engine == "vllm"
 
 
-def downloadable(registry: Registry, model: str) -> ModelSpec:
-    """The registry entry of ``model``, whose weights rule weights downloads (vLLM models)."""
-    spec = registry.model(model)
+def downloadable(registry: Registry, name: str) -> ModelSpec | ScorerSpec:
+    """The registry entry whose files rule weights downloads: a vLLM model or a hub scorer."""
+    if name in registry.scorers:
+        return registry.scorers[name]
+    spec = registry.model(name)
     if not needs_weights(spec):
-        raise WeightsError(f"model '{model}': {spec.engine} models have no weights to download")
+        raise WeightsError(f"model '{name}': {spec.engine} models have no weights to download")
     return spec
+
+
+def scorer_weights_inputs(registry: Registry, names, results: str) -> list[str]:
+    """The manifests a scoring job with the scorers ``names`` needs (its hub scorers')."""
+    hub = dict.fromkeys(name for name in names if name in registry.scorers)
+    return [manifest_path(results, name) for name in hub]
 
 
 def manifest_path(results: str, model: str) -> str:
@@ -76,10 +100,11 @@ def cache_dir(results: str, site_file: str | Path | None = None) -> Path:
 
 
 def select_files(sizes: dict[str, int], indexed: set[str] | None = None) -> list[str]:
-    """The files of a repository that vLLM reads: top-level files only (no ``original/`` or
-    ``metal/`` checkpoints), the safetensors shards named by the index when there is one, and no
-    other weight format when there are safetensors."""
-    top = [path for path in sizes if "/" not in path]
+    """The files of a repository that vLLM or sentence-transformers reads: top-level files and
+    sentence-transformers' module folders (no ``original/``, ``metal/`` or ``onnx/`` checkpoints),
+    the safetensors shards named by the index when there is one, and no other weight format when
+    there are safetensors."""
+    top = [path for path in sizes if "/" not in path or MODULE_FOLDER.fullmatch(path)]
     if not any(path.endswith(".safetensors") for path in top):
         return sorted(top)
     return sorted(
@@ -251,3 +276,14 @@ def local_weights(manifest: str | Path) -> LocalWeights:
         snapshot=snapshot,
         cache_dir=Path(record["cache_dir"]),
     )
+
+
+def use_offline(manifests) -> dict[str, str]:
+    """Switch this process off the hub, onto the cache of the manifests' snapshots (a scoring
+    job), and give each repository's snapshot folder by its hub id."""
+    located = {}
+    for manifest in manifests:
+        weights = local_weights(manifest)
+        os.environ.update(weights.environment())
+        located[weights.repo_id] = str(weights.snapshot)
+    return located

@@ -9,7 +9,7 @@ from noveval.judges.grid import CHANGES
 from noveval.judges.instances import FORMATS
 from noveval.novbench.generation import STRATEGIES
 from noveval.novbench.perturbation import PERTURBATIONS
-from noveval.upstream import STUDIES
+from noveval.upstream import SOURCES, STUDIES
 
 NAME = r"[A-Za-z0-9_.+-]+"  # a dataset, setup or file stem: one path component
 
@@ -22,7 +22,7 @@ def constraints() -> dict[str, str]:
     """Wildcard name → regex, for every wildcard of the workflow's rules."""
     return {
         "track": one_of(STUDIES),
-        "study": one_of(STUDIES),
+        "study": one_of(SOURCES),
         "path": r".+",  # a file of a release or of the authors' repository, with folders
         "dataset": NAME,
         "model": r"[^/]+",

@@ -72,13 +72,19 @@ def arguments(endpoint: Endpoint, request: dict) -> dict:
     effort = request.get("reasoning_effort") or None
     arguments = {
         "model": endpoint.served_model,
-        endpoint.token_field: int(request["max_tokens"]),
         "extra_headers": {"X-Request-Id": request["request_id"]},
     }
+    if _present(request.get("max_tokens")):  # optional but on Messages (checked when built)
+        arguments[endpoint.token_field] = int(request["max_tokens"])
     extra_body = dict(endpoint.extra_body or {})
-    for optional in ("temperature", "seed"):  # the SDKs of responses and messages lack seed
+    # the SDKs of responses and messages lack seed (and top_p is sent to local servers only)
+    for optional in ("temperature", "seed", "top_p"):
         if _present(request.get(optional)):
             (arguments if endpoint.api == "chat" else extra_body)[optional] = request[optional]
+    if _present(request.get("top_p")):
+        arguments["top_p"] = float(request["top_p"])
+    if _present(request.get("top_k")):  # vLLM's extra sampling field
+        extra_body["top_k"] = int(request["top_k"])
     if endpoint.api == "chat":
         arguments["messages"] = messages
         if schema:

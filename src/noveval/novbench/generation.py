@@ -12,26 +12,13 @@ import pandas as pd
 
 from noveval.chat_requests import build_request
 from noveval.novbench import authors
+from noveval.novbench.decoding import call_decoding
 from noveval.novbench.parsing import format_evaluation
 from noveval.registry import ModelSpec
 from noveval.templates import render
 
 STRATEGIES = ("zero", "few", "rag")
 PROMPTS = ("builtin", "authors")
-DECODING_MODES = ("greedy", "authors")
-
-
-def call_decoding(decoding: dict) -> dict:
-    """The decoding values a request sends: ``mode: authors`` sends no temperature and no seed
-    (the authors sent none; hosted APIs and open models then use their own defaults)."""
-    mode = decoding["mode"]
-    if mode not in DECODING_MODES:
-        raise ValueError(f"decoding.mode '{mode}' is unknown (known: {', '.join(DECODING_MODES)})")
-    values = {key: value for key, value in decoding.items() if key != "mode"}
-    if mode == "authors":
-        values.pop("temperature", None)
-        values.pop("seed", None)
-    return values
 
 
 def few_shot_draw(pool: pd.DataFrame, paper_id: str, count: int, seed: int) -> list[dict]:
@@ -83,28 +70,50 @@ def builtin_messages(paper: dict, strategy: str, pool: pd.DataFrame, settings: d
 
 
 def authors_messages(
-    paper: dict, strategy: str, pool: pd.DataFrame, settings: dict, spec: ModelSpec, root: str
+    paper: dict,
+    strategy: str,
+    pool: pd.DataFrame,
+    settings: dict,
+    spec: ModelSpec,
+    root: str,
+    library: authors.LibraryCall | None = None,
+    card: authors.CardFormat | None = None,
 ) -> list:
     """The messages the authors' script for ``spec`` builds: the descriptions as they inserted
-    them (``novelty_text``), few-shot demonstrations with the raw gold text, RAG references."""
+    them (``novelty_text``), few-shot demonstrations with the raw gold text, RAG references.
+
+    With ``library`` (the reviewer models) the script's prompt leaves the descriptions out and
+    the library sends its system prompt, then the prompt followed by the descriptions. Their
+    few-shot scripts pass the paper's own sentences as a fifth argument to a function of four,
+    which cannot run; the four it takes are the two examples' inputs and outputs. With ``card``
+    (the reviewer models without a script) the card's format wraps the script's prompt.
+    """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy '{strategy}' (known: {', '.join(STRATEGIES)})")
     prompt = authors.prompt_of(root, authors.script_path(spec, strategy))
     novelty = paper["novelty_text"]
+    inserted = [] if library else [novelty]
     if strategy == "zero":
-        text = prompt.render(novelty)
+        text = prompt.render(*inserted)
     elif strategy == "few":
-        count = (len(prompt.parameters) - 1) // 2
+        count = (len(prompt.parameters) - len(inserted)) // 2
         examples = few_shot_draw(pool, paper["paper_id"], count, settings["seed"])
         text = prompt.render(
-            novelty,
+            *inserted,
             *(example["novelty_text"] for example in examples),
             *(example["gold_text"] for example in examples),
         )
     else:
         text = prompt.render(
-            novelty, list(paper["retrieved_titles"]), list(paper["retrieved_abstracts"])
+            *inserted, list(paper["retrieved_titles"]), list(paper["retrieved_abstracts"])
         )
+    if library:
+        return [
+            {"role": "system", "content": library.system},
+            {"role": "user", "content": text + novelty},
+        ]
+    if card:
+        return card.messages(text)
     system = [{"role": "system", "content": prompt.system}] if prompt.system else []
     return [*system, {"role": "user", "content": text}]
 
@@ -118,27 +127,49 @@ def generation_requests(
     settings: dict,
     prompts: str = "builtin",
     upstream_root: str | None = None,
+    generation_config: dict | None = None,
+    source_roots: dict[str, str] | None = None,
 ) -> list[dict]:
     """One chat request per paper of ``inputs`` for the cell (model, strategy).
 
-    ``prompts: authors`` needs ``upstream_root``, a folder laid out like the authors' repository.
+    ``prompts: authors`` needs ``upstream_root``, a folder laid out like the authors' repository,
+    and for the reviewer models the folder of the code their requests are read from, by source
+    (``source_roots``: ``ai_researcher``, ``openreviewer``, ``reviewer2``). The ai_researcher
+    models sample as the library does (its temperature, top_p and token limit).
+    ``decoding.mode: authors`` on an open model needs its ``generation_config``
+    (``noveval.novbench.decoding``).
     """
+    sent = call_decoding(decoding, spec, generation_config)
     if prompts not in PROMPTS:
         raise ValueError(f"novbench.prompts '{prompts}' is unknown (known: {', '.join(PROMPTS)})")
     if prompts == "authors" and not upstream_root:
         raise ValueError("novbench.prompts 'authors' needs the folder of the authors' scripts")
+    library = card = None
+    if prompts == "authors":
+        library, card = authors.library_of(spec), authors.card_of(spec)
+    if library:
+        library = authors.library_call(_source_root(source_roots, authors.LIBRARY, spec), library)
+        sent = {**sent, **library.sampling, "sampling": authors.LIBRARY}
+    if card:
+        card = authors.card_format(_source_root(source_roots, card["source"], spec), card)
     rows = []
     for paper in inputs.to_dict("records"):
         if prompts == "authors":
-            messages = authors_messages(paper, strategy, pool, settings, spec, upstream_root)
+            messages = authors_messages(
+                paper, strategy, pool, settings, spec, upstream_root, library, card
+            )
         else:
             messages = builtin_messages(paper, strategy, pool, settings)
         rows.append(
-            build_request(
-                item_id=paper["paper_id"],
-                spec=spec,
-                messages=messages,
-                decoding=call_decoding(decoding),
-            )
+            build_request(item_id=paper["paper_id"], spec=spec, messages=messages, decoding=sent)
         )
     return rows
+
+
+def _source_root(source_roots: dict[str, str] | None, source: str, spec: ModelSpec) -> str:
+    if not (source_roots or {}).get(source):
+        raise ValueError(
+            f"novbench.prompts 'authors': model '{spec.name}' needs the folder of the pinned "
+            f"{source} files its request is read from"
+        )
+    return source_roots[source]

@@ -6,7 +6,7 @@ import itertools
 import logging
 from dataclasses import dataclass, field
 
-from noveval.batches import CELLS, PARAPHRASE, responses_path
+from noveval.batches import CELLS, PAPER_TYPE, PARAPHRASE, responses_path
 from noveval.datasets import ReleaseFile, perturbation_releases, release_files
 from noveval.registry import Registry
 
@@ -77,10 +77,11 @@ class NovBenchGrid:
 
     def batch_requests(self, results: str, dataset: str, model: str, batch: str) -> list[str]:
         """The requests tables one inference job of ``model`` on ``dataset`` answers: every
-        cell of the model, or its paraphrases (``batch``: cells or paraphrase)."""
+        cell of the model, its paraphrases, or its paper-type labels (``batch``: cells,
+        paraphrase or paper_type)."""
         folder = f"{results}/novbench/{dataset}/{model}"
-        if batch == PARAPHRASE:
-            return [f"{folder}/{PARAPHRASE}/requests.parquet"]
+        if batch in (PARAPHRASE, PAPER_TYPE):
+            return [f"{folder}/{batch}/requests.parquet"]
         if batch != CELLS:
             raise ValueError(f"novbench has no inference batch '{batch}'")
         return [
@@ -168,12 +169,24 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
     return grid
 
 
+def scorer_names(scoring: dict) -> list[str]:
+    """The registry names of the scorers (encoders, fluency LM) of ``novbench.scoring``."""
+    return [scoring["relevance_encoder"], scoring["coverage_encoder"], scoring["fluency_lm"]]
+
+
 def scorer_references(registry: Registry, scoring: dict) -> dict[str, str]:
-    """What the scorers load (encoders, fluency LM): a changed reference reruns scoring."""
+    """What the scorers load (encoders, fluency LM; a hub scorer at its revision): a changed
+    reference or revision reruns scoring."""
+
+    def pinned(name: str, reference: str) -> str:
+        scorer = registry.scorers.get(name)
+        return f"{reference}@{scorer.revision}" if scorer else reference
+
+    relevance, coverage, fluency = scorer_names(scoring)
     return {
-        "relevance": registry.encoder(scoring["relevance_encoder"]),
-        "coverage": registry.encoder(scoring["coverage_encoder"]),
-        "fluency": registry.language_model(scoring["fluency_lm"]),
+        "relevance": pinned(relevance, registry.encoder(relevance)),
+        "coverage": pinned(coverage, registry.encoder(coverage)),
+        "fluency": pinned(fluency, registry.language_model(fluency)),
     }
 
 

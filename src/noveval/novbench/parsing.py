@@ -13,7 +13,9 @@ Headers are recognised despite case, markdown (``**``, ``__``, ``#``), numbering
 ``1)``, ``I.``), a trailing colon, the singular "Evaluation" and a few extra words. Only bullet
 lines (``-``, ``*``, ``•``, ``+``, ``1.``, ``1)``) are items; indented lines that follow a bullet
 continue it, and text after the colon of a header line is an item too. Items lose markdown
-emphasis; ones under 10 characters ("None", "N/A") and repeats of an earlier item are dropped.
+emphasis; ones under 10 characters ("None", "N/A") are dropped, and so are repeats of an earlier
+item unless ``keep_duplicates`` (the authors' ``transfer()`` in comment_evaluate.py keeps them, so
+a repetitive output weighs its repeated label in DistAcc as often as it repeats it).
 
 Repetition rule (``ParsedEvaluation.repetitive``): an output is repetitive when some line of at
 least ``MIN_ITEM_CHARS`` characters (compared without its bullet marker, case and spacing; headers
@@ -92,17 +94,20 @@ def strip_reasoning(text: str | None, think_opened: bool = False) -> str:
     return text.strip()
 
 
-def parse_evaluation(text: str | None, think_opened: bool = False) -> ParsedEvaluation:
+def parse_evaluation(
+    text: str | None, think_opened: bool = False, keep_duplicates: bool = False
+) -> ParsedEvaluation:
     """Parse a model output (or gold text) into labelled items and failure flags.
 
     None and other non-strings (a missing value such as NaN) count as a blank, empty output;
     so does an unfinished reasoning block (``think_opened``: see ``strip_reasoning``).
+    ``keep_duplicates``: keep repeats of an earlier item, as the authors' scoring does.
     """
     body = strip_reasoning(text, think_opened) if isinstance(text, str) else ""
     if not body:
         return ParsedEvaluation(items=[], empty=True, repetitive=False, unparseable=False)
     found_header, raw_items = _collect_items(body.splitlines())
-    items = _clean_items(raw_items)
+    items = _clean_items(raw_items, keep_duplicates)
     return ParsedEvaluation(
         items=items,
         empty=not items,
@@ -181,8 +186,11 @@ def _match_header(line: str) -> tuple[str, str] | None:
     return label, (bullet["text"] if bullet else rest)
 
 
-def _clean_items(raw_items: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Normalise spacing and emphasis, drop short items, keep the first of duplicate texts.
+def _clean_items(
+    raw_items: list[tuple[str, str]], keep_duplicates: bool = False
+) -> list[tuple[str, str]]:
+    """Normalise spacing and emphasis, drop short items and (unless ``keep_duplicates``) all
+    but the first of duplicate texts.
 
     "None", "None." and "N/A" fall under the length floor; longer stand-ins such as
     "[No positive comments provided]" are kept, as in the authors' counts (221 COLING items).
@@ -195,7 +203,7 @@ def _clean_items(raw_items: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if wrapped:
             text = wrapped["text"].strip()
         key = text.casefold().rstrip(".")
-        if len(text) < MIN_ITEM_CHARS or key in seen:
+        if len(text) < MIN_ITEM_CHARS or (key in seen and not keep_duplicates):
             continue
         seen.add(key)
         items.append((label, text))

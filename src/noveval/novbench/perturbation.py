@@ -14,7 +14,7 @@ import re
 import pandas as pd
 
 from noveval.chat_requests import build_request
-from noveval.novbench.generation import call_decoding
+from noveval.novbench.decoding import call_decoding
 from noveval.registry import ModelSpec
 from noveval.templates import render
 
@@ -40,8 +40,12 @@ def delete_sentences(papers: pd.DataFrame, keep_fraction: float, seed: int) -> p
     return perturbed
 
 
-def paraphrase_requests(papers: pd.DataFrame, spec: ModelSpec, decoding: dict) -> list[dict]:
-    """One paraphrase call per description; item id ``<paper_id>#<index>``."""
+def paraphrase_requests(
+    papers: pd.DataFrame, spec: ModelSpec, decoding: dict, generation_config: dict | None = None
+) -> list[dict]:
+    """One paraphrase call per description; item id ``<paper_id>#<index>`` (``generation_config``:
+    an open model's, for ``decoding.mode: authors``)."""
+    sent = call_decoding(decoding, spec, generation_config)
     return [
         build_request(
             item_id=f"{paper['paper_id']}#{index}",
@@ -49,7 +53,7 @@ def paraphrase_requests(papers: pd.DataFrame, spec: ModelSpec, decoding: dict) -
             messages=[
                 {"role": "user", "content": render("novbench/paraphrase.j2", sentence=sentence)}
             ],
-            decoding=call_decoding(decoding),
+            decoding=sent,
         )
         for paper in papers.to_dict("records")
         for index, sentence in enumerate(paper["descriptions"])

@@ -15,8 +15,10 @@ from noveval.batches import PARAPHRASE, read_responses
 from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.files import read_tables, write_table
 from noveval.novbench import generation, perturbation, records, tables
+from noveval.novbench.decoding import read_generation_config
 from noveval.novbench.parsing import parse_evaluation
 from noveval.registry import load_registry
+from noveval.weights import use_offline
 
 log = logging.getLogger(__name__)
 
@@ -75,12 +77,20 @@ def release_inputs(release_path: str, inputs_path: str) -> None:
 
 
 def paraphrase_requests(
-    papers_path: str, model: str, registry_path: str, decoding: dict, requests_path: str
+    papers_path: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    requests_path: str,
+    weights_manifests: list[str] = (),
 ) -> None:
-    """Requests of the ``change`` perturbation: one paraphrase per description."""
+    """Requests of the ``change`` perturbation: one paraphrase per description
+    (``weights_manifests``: the open model's, whose generation config authors mode follows)."""
     spec = load_registry(registry_path).model(model)
     papers = records.read_papers(papers_path)
-    rows = perturbation.paraphrase_requests(papers, spec, decoding)
+    rows = perturbation.paraphrase_requests(
+        papers, spec, decoding, generation_config_of(weights_manifests)
+    )
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
 
 
@@ -101,9 +111,15 @@ def generation_requests(
     settings: dict,
     requests_path: str,
     upstream_root: str | None = None,
+    weights_manifests: list[str] = (),
+    source_roots: dict[str, str] | None = None,
 ) -> None:
-    """Chat requests of one grid cell (``settings['prompts']``: builtin or authors)."""
+    """Chat requests of one grid cell (``settings['prompts']``: builtin or authors;
+    ``weights_manifests``: the open model's, whose generation config authors mode follows)."""
     spec = load_registry(registry_path).model(model)
+    generation_config = generation_config_of(weights_manifests)
+    if generation_config is not None:
+        log.info("%s: generation_config.json %s", model, generation_config)
     rows = generation.generation_requests(
         inputs=records.read_papers(inputs_path),
         pool=records.read_papers(papers_path),
@@ -113,21 +129,35 @@ def generation_requests(
         settings=settings,
         prompts=settings["prompts"],
         upstream_root=upstream_root,
+        generation_config=generation_config,
+        source_roots=source_roots,
     )
     log.info("%s/%s: %d requests", model, strategy, len(rows))
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
 
 
+def generation_config_of(weights_manifests: list[str]) -> dict | None:
+    """The generation config of the one downloaded snapshot named (None: no manifest)."""
+    if not weights_manifests:
+        return None
+    (manifest,) = weights_manifests
+    return read_generation_config(manifest)
+
+
 def parse_responses(
-    responses_path: str, cell: dict, parsed_path: str, think_opened: bool = False
+    responses_path: str,
+    cell: dict,
+    parsed_path: str,
+    think_opened: bool = False,
+    keep_duplicates: bool = False,
 ) -> None:
     """Model outputs of one cell (from its batch's responses) → items with labels and
     instruction-following flags (``think_opened``: the registry's ``think_opened_by_template``
-    of the cell's model)."""
+    of the cell's model; ``keep_duplicates``: repeated items count, as in the authors' scoring)."""
     responses = read_responses(responses_path, f"{cell['strategy']}-{cell['perturbation']}")
     rows = []
     for response in responses.to_dict("records"):
-        parsed = parse_evaluation(response["text"], think_opened)
+        parsed = parse_evaluation(response["text"], think_opened, keep_duplicates)
         rows.append(
             {
                 **cell,
@@ -176,25 +206,30 @@ def score(
     scoring: dict,
     registry_path: str,
     scores_path: str,
+    weights_manifests: list[str] = (),
 ) -> None:
     """Per-paper scores of a model's cells, or of the human row when ``parsed_paths`` is empty.
 
-    The metric models load once, and each unique sentence is embedded and scored once.
+    The metric models load once, and each unique sentence is embedded and scored once. The hub
+    scorers load from the snapshots of ``weights_manifests`` (rule weights), with the hub off.
     """
     from noveval.novbench.scoring import NovBenchScorer
 
+    located = use_offline(weights_manifests)
     registry = load_registry(registry_path)
     papers = records.read_papers(papers_path)
     if parsed_paths:
         parsed = read_tables(parsed_paths)
     else:
         parsed = gold_as_parsed(papers)
-    scorer = NovBenchScorer(
-        relevance_encoder=registry.encoder(scoring["relevance_encoder"]),
-        coverage_encoder=registry.encoder(scoring["coverage_encoder"]),
-        fluency_lm=registry.language_model(scoring["fluency_lm"]),
-        coverage_threshold=scoring["coverage_threshold"],
-    )
+    references = {
+        "relevance_encoder": registry.encoder(scoring["relevance_encoder"]),
+        "coverage_encoder": registry.encoder(scoring["coverage_encoder"]),
+        "fluency_lm": registry.language_model(scoring["fluency_lm"]),
+    }
+    loaded = {key: located.get(reference, reference) for key, reference in references.items()}
+    log.info("scorers: %s", loaded)
+    scorer = NovBenchScorer(**loaded, coverage_threshold=scoring["coverage_threshold"])
     scores = scorer.score(papers, parsed)
     scores[CELL_COLUMNS] = parsed[CELL_COLUMNS]
     for key in ("relevance_encoder", "coverage_encoder", "fluency_lm"):
