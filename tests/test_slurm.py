@@ -209,11 +209,12 @@ def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm
         "OK    GPU types: grid needs a100; SLURM offers them",
     ]
     assert lines[3].startswith(f"OK    weights cache: {tmp_path / 'results' / 'weights' / 'hub'}")
-    assert lines[4] == "FAIL  key OPENAI_API_KEY: not set, for gpt-4o"
-    assert lines[5] == (
+    assert lines[4] == "OK    revisions: every open model and hub scorer of the grid is pinned"
+    assert lines[5] == "FAIL  key OPENAI_API_KEY: not set, for gpt-4o"
+    assert lines[6] == (
         "FAIL  model gpt-4o: gpt-4o-2024-08-06: the lookup cannot be made: OPENAI_API_KEY is not "
         "set (registry api_key_env of gpt-4o)"
     )
-    assert lines[6].startswith("FAIL  NVIDIA driver: a node of partition gpu: ")
-    assert "nvidia-smi" in lines[6] and len(lines) == 7
+    assert lines[7].startswith("FAIL  NVIDIA driver: a node of partition gpu: ")
+    assert "nvidia-smi" in lines[7] and len(lines) == 8
     assert "pre-flight: 3 failed (key OPENAI_API_KEY, model gpt-4o, NVIDIA driver)" in run.stderr
