@@ -576,14 +576,8 @@ def novbench_row(
         if row.dataset == RELEASE_SUBSET:
             return _not_run(DATASETS[RELEASE_SUBSET])
         return _not_run(_unconfigured("dataset", row.dataset, "novbench.datasets"))
-    if row.model != HUMAN:
-        for kind, value, known, key in [
-            ("model", row.model, dataset["models"], "models"),
-            ("strategy", row.strategy, grid["strategies"], "strategies"),
-            ("perturbation", row.perturbation, grid["perturbations"], "perturbations"),
-        ]:
-            if value not in known:
-                return _not_run(_unconfigured(kind, value, f"novbench.{key}"))
+    if row.model != HUMAN and (missing := _unconfigured_cell(row, dataset, grid)):
+        return _not_run(missing)
     table = tables[dataset["name"]]
     found = table[
         (table["model"] == row.model)
@@ -608,6 +602,19 @@ def novbench_row(
     return judged(row, value, tolerance, run, paper, basis["limits"], (row.note,))
 
 
+def _unconfigured_cell(row, dataset: dict, grid: dict) -> str | None:
+    """Why a published NovBench cell's model, strategy or perturbation is not run (None: all
+    configured)."""
+    for kind, value, known, key in [
+        ("model", row.model, dataset["models"], "models"),
+        ("strategy", row.strategy, grid["strategies"], "strategies"),
+        ("perturbation", row.perturbation, grid["perturbations"], "perturbations"),
+    ]:
+        if value not in known:
+            return _unconfigured(kind, value, f"novbench.{key}")
+    return None
+
+
 def paper_table_row(
     row,
     grid: dict,
@@ -629,13 +636,8 @@ def paper_table_row(
     dataset = grid["datasets"].get(row.dataset)
     if dataset is None:
         return _not_run(_unconfigured("dataset", row.dataset, "novbench.datasets"))
-    for kind, value, known, config_key in [
-        ("model", row.model, dataset["models"], "models"),
-        ("strategy", row.strategy, grid["strategies"], "strategies"),
-        ("perturbation", row.perturbation, grid["perturbations"], "perturbations"),
-    ]:
-        if value not in known:
-            return _not_run(_unconfigured(kind, value, f"novbench.{config_key}"))
+    if missing := _unconfigured_cell(row, dataset, grid):
+        return _not_run(missing)
     name = dataset["name"]
     table = paper_tables.get((name, file))
     if table is None:
