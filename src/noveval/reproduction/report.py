@@ -534,16 +534,22 @@ def novbench_conditions(row, settings: dict, table: pd.DataFrame, found, digest)
     if row.metric in PAPER_SCORERS:
         out["scorer"] = found[PAPER_SCORERS[row.metric][0]]
     if row.model != HUMAN:
-        out |= {
-            "prompts": settings["prompts"],
-            "decoding": settings["decoding"],
-            "model": settings["models"].get(row.model),
-            "settings": cell_settings(row, settings["settings"]),
-        }
+        out |= _model_conditions(row, settings)
         for share, column in (("empty_share", "n_empty"), ("failed_share", "n_failed")):
             if column in found and found.get("n_papers"):
                 out[share] = float(found[column]) / float(found["n_papers"])
     return out
+
+
+def _model_conditions(row, settings: dict) -> dict:
+    """The conditions of a model's NovBench cell that the run and the paper both state: prompts,
+    decoding, the model's wire and the cell's settings."""
+    return {
+        "prompts": settings["prompts"],
+        "decoding": settings["decoding"],
+        "model": settings["models"].get(row.model),
+        "settings": cell_settings(row, settings["settings"]),
+    }
 
 
 def novbench_paper(row, settings: dict) -> dict:
@@ -552,12 +558,7 @@ def novbench_paper(row, settings: dict) -> dict:
     if row.metric in PAPER_SCORERS:
         out["scorer"] = settings["scoring"][PAPER_SCORERS[row.metric][0]]
     if row.model != HUMAN:
-        out |= {
-            "prompts": settings["prompts"],
-            "decoding": settings["decoding"],
-            "model": settings["models"].get(row.model),
-            "settings": cell_settings(row, settings["settings"]),
-        }
+        out |= _model_conditions(row, settings)
     return out
 
 
