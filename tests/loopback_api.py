@@ -55,6 +55,9 @@ The rules, from the providers' documentation:
   (``cache_read_input_tokens``); ``input_tokens`` counts what follows the last breakpoint. Here
   the prefix's tokens are INPUT_TOKENS times its share of the prompt's characters, entries never
   expire and the models' minimum cacheable length (1,024 to 4,096 tokens) is not applied.
+- A local model server started with an API key (vLLM's ``--api-key``, the llama-cpp-python
+  server's ``api_key``): ``server.key`` set, a request without ``Authorization: Bearer <key>``
+  gets 401.
 - Model lookup (GET /v1/models/{id}; platform.openai.com/docs/api-reference/models/retrieve,
   docs.anthropic.com/en/api/models): the model object, or a 404 for an id the provider does not
   know (``server.unknown``; Anthropic: ``not_found_error``, OpenAI: ``model_not_found``).
@@ -739,6 +742,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.server.key and self.headers.get("Authorization") != f"Bearer {self.server.key}":
+            return self._reply(401, {"error": {"message": "Unauthorized"}})
         if self.path in ("/v1/files", "/v1/batches", "/v1/messages/batches"):
             return self._post_batch(raw)
         body = json.loads(raw)
@@ -845,6 +850,7 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.empty = 0  # Messages calls still to answer with an empty text block
         self.cache: set = set()  # prompt-cache prefixes written so far
         self.unknown: set[str] = set()  # model ids the providers answer with a 404
+        self.key: str | None = None  # the key a local server demands (None: none)
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def base_url(self, api: str) -> str:

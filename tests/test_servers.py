@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import requests
 from conftest import REPO
+from loopback_api import LoopbackAPI
 
 from noveval.engines import servers
 from noveval.judges import verdicts
@@ -48,15 +49,49 @@ def test_tensor_parallel_comes_from_the_registry(monkeypatch, caplog):
         servers.server_command(REGISTRY.model("gpt-oss-120b"), 8123, threads=8)
 
 
-def test_server_environment_drops_what_changes_serving(monkeypatch):
-    for name in ("VLLM_API_KEY", "VLLM_ATTENTION_BACKEND", "API_KEY", "OPENAI_API_KEY"):
+def test_server_environment_drops_what_changes_serving_and_sets_the_key(monkeypatch):
+    dropped = ("VLLM_API_KEY", "VLLM_PORT", "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "API_KEY", "PORT")
+    for name in (*dropped, "OPENAI_API_KEY", "VLLM_ATTENTION_BACKEND"):
         monkeypatch.setenv(name, "set-by-the-user")
     monkeypatch.setenv("HF_HOME", "/cache/hf")
-    environment = servers.server_environment()
-    assert not {"VLLM_API_KEY", "VLLM_ATTENTION_BACKEND", "API_KEY", "OPENAI_API_KEY"} & set(
-        environment
-    )
-    assert environment["HF_HOME"] == "/cache/hf"
+    vllm = servers.server_environment("vllm", "key-1")
+    assert vllm["VLLM_API_KEY"] == "key-1"  # the server's own key, not the user's
+    assert not {"VLLM_PORT", "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "API_KEY", "PORT"} & set(vllm)
+    assert "OPENAI_API_KEY" not in vllm
+    assert vllm["VLLM_ATTENTION_BACKEND"] == "set-by-the-user"  # the site's choice, kept
+    assert vllm["HF_HOME"] == "/cache/hf"
+    llamacpp = servers.server_environment("llamacpp", "key-2")
+    assert llamacpp["API_KEY"] == "key-2" and not {"VLLM_API_KEY", "PORT"} & set(llamacpp)
+
+
+def test_each_server_has_a_random_key_off_its_command_line():
+    keys = {servers.server_key() for _ in range(20)}
+    assert len(keys) == 20 and min(map(len, keys)) >= 40
+    command = servers.server_command(REGISTRY.model("qwen3-32b"), 8123, threads=8)
+    assert "--api-key" not in command  # others on the node read command lines (ps), not environ
+
+
+def test_the_probe_sends_the_jobs_messages_with_the_servers_key():
+    """A server started with a key (loopback_api's ``key``) answers the probe of a job's first
+    call's shape: its system message reaches the server, and a caller without the key is out."""
+    server = LoopbackAPI()
+    server.thread.start()
+    server.key = servers.server_key()
+    messages = [
+        {"role": "system", "content": "You are a reviewer."},
+        {"role": "user", "content": "Is this idea novel?"},
+    ]
+    try:
+        base_url = server.base_url("chat")
+        servers.check_chat(base_url, SMOLLM, server.key, messages)
+        path, _, body = server.bodies[-1]
+        assert path == "/v1/chat/completions" and body["messages"] == messages
+        assert body["max_tokens"] == 1 and body["model"] == SMOLLM.name
+        with pytest.raises(servers.ServerRefused, match=r"refuses a chat request \(401\)"):
+            servers.check_chat(base_url, SMOLLM, "another-users-guess", messages)
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.mark.model
@@ -75,8 +110,13 @@ def test_server_ready_with_api_keys_in_the_environment_and_its_port_taken(
     log_path = tmp_path / "server.log"
     with taken, servers.serve(SMOLLM, log_path, startup_timeout_s=120, threads=2) as endpoint:
         assert f":{taken.getsockname()[1]}/" not in endpoint.base_url
-        models = requests.get(f"{endpoint.base_url}/models", timeout=10)
-        assert models.status_code == 200  # no key sent, none demanded
+        models = requests.get(
+            f"{endpoint.base_url}/models",
+            headers=servers.authorization(endpoint.api_key),
+            timeout=10,
+        )
+        assert models.status_code == 200  # the job's key; the user's API_KEY is not demanded
+        assert requests.get(f"{endpoint.base_url}/models", timeout=10).status_code == 401
     assert "address already in use" in log_path.read_text().lower()
     assert "was taken before the server bound it; retrying" in caplog.text
 
@@ -110,7 +150,9 @@ def test_readiness_fails_on_a_refused_chat_request(tmp_path):
     base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     try:
         with pytest.raises(servers.ServerRefused, match=r"refuses a chat request \(400\)") as error:
-            servers.wait_until_ready(base_url, SMOLLM, process, 10, tmp_path / "server.log")
+            servers.wait_until_ready(
+                base_url, SMOLLM, process, 10, tmp_path / "server.log", key="a-key"
+            )
         assert REFUSAL in str(error.value)
     finally:
         process.kill()

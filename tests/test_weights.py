@@ -178,7 +178,7 @@ def test_weights_rule_downloads_once_and_jobs_serve_the_snapshot_offline(
     weights = local_weights(results / "weights" / "tiny-vllm.json")
     command = server_command(spec, 8123, threads=8, weights=weights)
     assert command[:3] == ["vllm", "serve", str(snapshot)] and "--revision" not in command
-    environment = server_environment(weights)
+    environment = server_environment("vllm", "a-key", weights)
     assert environment["HF_HUB_OFFLINE"] == "1" and environment["HF_HUB_CACHE"] == str(cache)
 
     # Read as vLLM reads it, with the hub gone: the folder, and a file by hub id at the commit.

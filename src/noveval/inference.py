@@ -86,7 +86,8 @@ def run_inference(
         )
         weights = local_weights(weights_manifests[0]) if weights_manifests else None
         timeout = settings["server_start_timeout_s"]
-        with journal, serve(spec, log_path, timeout, threads, weights=weights) as end:
+        probe = json.loads(pending[0]["messages"])  # a local server's probe: a real call's shape
+        with journal, serve(spec, log_path, timeout, threads, weights, probe) as end:
             if batched:
                 send_batches(pending, end, journal, BatchSettings.of(settings), spec.cost_usd)
             else:

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import os
 import re
+import secrets
 import socket
 import subprocess
 import sys
@@ -28,16 +29,31 @@ from noveval.weights import LocalWeights
 
 log = logging.getLogger(__name__)
 
-LOCAL_KEY = "noveval-local"
 STOP_GRACE_S = 30  # seconds a server gets to exit after SIGTERM before SIGKILL
 PORT_ATTEMPTS = 3  # starts on a new port after a port clash (taken between probe and bind)
 PORT_CLASH = re.compile(r"address already in use", re.IGNORECASE)
-# Not passed to a server: every VLLM_* (VLLM_API_KEY demands a key our probe does not send; others
-# move ports, switch attention backends or allow a context past the model's), the llama.cpp
-# server's settings read from the environment (API_KEY demands a key, CONFIG_FILE replaces our
-# command line) and the OpenAI SDK's (a server must not call out to a hosted API).
-DROPPED_PREFIXES = ("VLLM_", "OPENAI_")
-DROPPED_VARIABLES = frozenset({"API_KEY", "CONFIG_FILE"})
+# Not passed to a server: vLLM's key, port and permission for a context past the model's (its
+# other VLLM_* settings are the site's to choose), the llama.cpp server's key, settings file
+# (CONFIG_FILE replaces our command line) and address (HOST and PORT override ours) and the
+# OpenAI SDK's (a server must not call out to a hosted API). The key a server demands is ours: a
+# random one per server, in its engine's variable.
+DROPPED_PREFIXES = ("OPENAI_",)
+DROPPED_VARIABLES = frozenset(
+    {
+        "VLLM_API_KEY",
+        "VLLM_PORT",
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN",
+        "API_KEY",
+        "CONFIG_FILE",
+        "HOST",
+        "PORT",
+    }
+)
+# Where each engine's server reads the key it demands (vLLM: the value of --api-key; the
+# llama-cpp-python server: its settings' api_key). The environment, unlike the command line,
+# is not readable by other users of the node.
+KEY_VARIABLES = {"vllm": "VLLM_API_KEY", "llamacpp": "API_KEY"}
+PROBE_MESSAGES = ({"role": "user", "content": "Hello"},)
 
 
 def free_port() -> int:
@@ -71,15 +87,23 @@ def tensor_parallel_size(spec: ModelSpec) -> int:
     return wanted
 
 
-def server_environment(weights: LocalWeights | None = None) -> dict[str, str]:
-    """This job's environment without the variables that change how a server serves or answers;
-    with ``weights``, the hub switched off and its cache set to theirs."""
+def server_key() -> str:
+    """A random key for one server: only the job that started it can call it."""
+    return secrets.token_urlsafe(32)
+
+
+def server_environment(
+    engine: str, key: str, weights: LocalWeights | None = None
+) -> dict[str, str]:
+    """This job's environment without the variables that change how a server serves or answers,
+    with the server's ``key`` in its engine's variable; with ``weights``, the hub switched off and
+    its cache set to theirs."""
     kept = {
         name: value
         for name, value in os.environ.items()
         if not name.startswith(DROPPED_PREFIXES) and name not in DROPPED_VARIABLES
     }
-    return {**kept, **(weights.environment() if weights else {})}
+    return {**kept, KEY_VARIABLES[engine]: key, **(weights.environment() if weights else {})}
 
 
 def server_command(
@@ -160,15 +184,24 @@ def check_alive(process: subprocess.Popen, log_path: str | Path, log_start: int)
     )
 
 
-def check_chat(base_url: str, spec: ModelSpec) -> None:
-    """One real 1-token chat request; a 4xx fails with the server's message."""
+def authorization(key: str) -> dict[str, str]:
+    """The header a server started with ``key`` demands."""
+    return {"Authorization": f"Bearer {key}"}
+
+
+def check_chat(base_url: str, spec: ModelSpec, key: str, messages=PROBE_MESSAGES) -> None:
+    """One real 1-token chat request with ``messages`` (the roles and text of the job's first
+    call: a chat template that refuses its system message fails here); a 4xx fails with the
+    server's message."""
     body = {
         "model": spec.name,
-        "messages": [{"role": "user", "content": "Hello"}],
+        "messages": list(messages),
         "max_tokens": 1,
         **spec.request_options(),
     }
-    answer = requests.post(f"{base_url}/chat/completions", json=body, timeout=120)
+    answer = requests.post(
+        f"{base_url}/chat/completions", json=body, headers=authorization(key), timeout=120
+    )
     if 400 <= answer.status_code < 500:
         raise ServerRefused(
             f"model '{spec.name}': the server refuses a chat request "
@@ -183,17 +216,20 @@ def wait_until_ready(
     process: subprocess.Popen,
     timeout_s: float,
     log_path: str | Path,
+    key: str,
     log_start: int = 0,
+    messages=PROBE_MESSAGES,
 ) -> None:
-    """Poll ``/models`` until it lists the model, then send one chat request; fail early if the
-    server dies (``PortClash`` when it could not bind) or refuses the chat request."""
+    """Poll ``/models`` until it lists the model, then send one chat request of ``messages``;
+    fail early if the server dies (``PortClash`` when it could not bind) or refuses the chat
+    request."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         check_alive(process, log_path, log_start)
         with contextlib.suppress(requests.RequestException, ValueError):
-            models = requests.get(f"{base_url}/models", timeout=5)
+            models = requests.get(f"{base_url}/models", headers=authorization(key), timeout=5)
             if models.ok and spec.name in {m.get("id") for m in models.json().get("data", [])}:
-                check_chat(base_url, spec)
+                check_chat(base_url, spec, key, messages)
                 check_alive(process, log_path, log_start)  # not another job's server on our port
                 return
         time.sleep(0.5)
@@ -225,10 +261,13 @@ def serve(
     startup_timeout_s: float = 300,
     threads: int = 1,
     weights: LocalWeights | None = None,
+    probe_messages=PROBE_MESSAGES,
 ) -> Iterator[Endpoint]:
     """Yield an endpoint for ``spec``; a local server lives exactly as long as the block.
 
     ``weights``: the downloaded snapshot a vLLM server reads, offline (see noveval.weights).
+    ``probe_messages``: the readiness probe's chat messages (the job's first call's, so the
+    probe has the shape of the job's requests). A local server demands a random key of its own.
     """
     if spec.engine == "api":
         key = os.environ.get(spec.api_key_env or "")
@@ -242,6 +281,7 @@ def serve(
             token_field=spec.token_field,
         )
         return
+    key = server_key()
     for attempt in range(1, PORT_ATTEMPTS + 1):
         port = free_port()
         command = server_command(spec, port, threads, weights)
@@ -257,11 +297,20 @@ def serve(
                 stdout=server_log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                env=server_environment(weights),
+                env=server_environment(spec.engine, key, weights),
             )
         started = time.monotonic()
         try:
-            wait_until_ready(base_url, spec, process, startup_timeout_s, log_path, log_start)
+            wait_until_ready(
+                base_url,
+                spec,
+                process,
+                startup_timeout_s,
+                log_path,
+                key,
+                log_start,
+                probe_messages,
+            )
             break
         except PortClash:
             stop(process)
@@ -275,7 +324,7 @@ def serve(
         log.info("%s ready at %s after %.1f s", spec.name, base_url, time.monotonic() - started)
         yield Endpoint(
             base_url=base_url,
-            api_key=LOCAL_KEY,
+            api_key=key,
             served_model=spec.name,
             extra_body=spec.request_options() or None,
             token_field=spec.token_field,
