@@ -1,5 +1,6 @@
 # The judge track, first step: instances from the release, generated ideas and rewritten ideas.
 from noveval.judges import authors as judge_authors
+from noveval.weights import scorer_weights_inputs
 
 # The paper mode: the authors' files (rule upstream_file), their verdict format and tie rules.
 JUDGE_UPSTREAM = f"{RESULTS}/downloads/upstream/judges"
@@ -100,6 +101,8 @@ rule judges_related:
     input:
         instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
         corpus=JUDGE_RETRIEVAL["corpus"] or [],
+        # a hub encoder, downloaded by rule weights at its pinned revision, read offline
+        weights=scorer_weights_inputs(REGISTRY, [JUDGE_RETRIEVAL["encoder"]], RESULTS),
     output:
         f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/related.parquet",
     log:

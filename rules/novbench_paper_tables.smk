@@ -8,6 +8,7 @@ from noveval.novbench.paper_tables import (
 )
 from noveval.novbench.paper_type import CLASSIFIER_SCRIPT
 from noveval.upstream import fetched_path
+from noveval.weights import scorer_weights_inputs
 
 PAPER_TABLES = paper_tables(config)
 
@@ -109,6 +110,10 @@ rule novbench_reviewer_confidence:
         pairs=lambda wildcards: PAPER_TABLES.file(
             wildcards.dataset, "review_confidence"
         ).path,
+        # a hub encoder, downloaded by rule weights at its pinned revision, read offline
+        weights=scorer_weights_inputs(
+            REGISTRY, [config["novbench"]["scoring"]["coverage_encoder"]], RESULTS
+        ),
     output:
         report(
             f"{RESULTS}/novbench/{{dataset}}/reviewer_confidence.csv",

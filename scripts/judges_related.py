@@ -11,4 +11,5 @@ with log_to(snakemake.log[0]):
         registry_path=snakemake.params.registry,
         top_k=snakemake.params.top_k,
         related_path=snakemake.output[0],
+        weights_manifests=list(snakemake.input.get("weights", [])),
     )

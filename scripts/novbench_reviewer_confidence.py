@@ -10,4 +10,5 @@ with log_to(snakemake.log[0]):
         snakemake.params.encoder,
         snakemake.params.registry,
         snakemake.output[0],
+        list(snakemake.input.get("weights", [])),
     )

@@ -279,11 +279,17 @@ def local_weights(manifest: str | Path) -> LocalWeights:
 
 
 def use_offline(manifests) -> dict[str, str]:
-    """Switch this process off the hub, onto the cache of the manifests' snapshots (a scoring
-    job), and give each repository's snapshot folder by its hub id."""
+    """Switch this process off the hub, onto the cache of the manifests' snapshots (a job that
+    loads metric models: none of them reaches the hub, with or without hub models), and give
+    each repository's snapshot folder by its hub id.
+
+    Call it before huggingface_hub or transformers is imported: they read the variables once.
+    """
+    os.environ.update(OFFLINE)
     located = {}
     for manifest in manifests:
         weights = local_weights(manifest)
         os.environ.update(weights.environment())
         located[weights.repo_id] = str(weights.snapshot)
+    log.info("hub off (HF_HUB_OFFLINE=1); snapshots from the weights cache: %s", located or "none")
     return located

@@ -20,6 +20,7 @@ from noveval.judges.grid import DERIVED, ideation_setup_name, split_change
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.verdicts import calls_from_responses
 from noveval.registry import load_registry
+from noveval.weights import use_offline
 
 log = logging.getLogger(__name__)
 
@@ -220,15 +221,18 @@ def related_work(
     registry_path: str,
     top_k: int,
     related_path: str,
+    weights_manifests: list[str] = (),
 ) -> None:
-    """The top-k related abstracts per idea from the retrieval corpus."""
+    """The top-k related abstracts per idea from the retrieval corpus; a hub encoder loads from
+    its snapshot of ``weights_manifests`` (rule weights), with the hub off."""
+    located = use_offline(weights_manifests)
     from noveval.judges import retrieval
 
     reference = load_registry(registry_path).encoder(encoder)
     table = retrieval.related_work(
         instances.read_instances(instances_path),
         retrieval.load_corpus(corpus_path),
-        reference,
+        located.get(reference, reference),
         top_k,
     )
     write_table(table, related_path)

@@ -26,6 +26,7 @@ from noveval.novbench import confidence, human_agreement, paper_type, records
 from noveval.registry import load_registry
 from noveval.scoring_cost import mem_mb, planned_load, runtime_minutes
 from noveval.upstream import UpstreamSource
+from noveval.weights import use_offline
 
 log = logging.getLogger(__name__)
 
@@ -153,11 +154,18 @@ def paper_type_table(scores_paths: list[str], labels_path: str, csv_path: str) -
 
 
 def reviewer_confidence_table(
-    responses_paths: list[str], pairs_path: str, encoder: str, registry_path: str, csv_path: str
+    responses_paths: list[str],
+    pairs_path: str,
+    encoder: str,
+    registry_path: str,
+    csv_path: str,
+    weights_manifests: list[str] = (),
 ) -> None:
     """Table 8: each cell's mean similarity to the high- and low-confidence reviews, with the
     confidence file's SHA-256 (``annotations_sha256``; responses paths name their model, as
-    ``.../<model>/responses/cells.parquet``)."""
+    ``.../<model>/responses/cells.parquet``). A hub encoder loads from its snapshot of
+    ``weights_manifests`` (rule weights), with the hub off."""
+    located = use_offline(weights_manifests)
     from noveval.encoders import SentenceEncoder
 
     outputs = []
@@ -179,7 +187,9 @@ def reviewer_confidence_table(
         pd.concat(outputs, ignore_index=True), confidence.read_pairs(pairs_path)
     )
     reference = load_registry(registry_path).encoder(encoder)
-    vectors = SentenceEncoder(reference).encode(confidence.texts_to_embed(texts))
+    vectors = SentenceEncoder(located.get(reference, reference)).encode(
+        confidence.texts_to_embed(texts)
+    )
     table = confidence.similarities(texts, vectors).assign(
         encoder=encoder, **{ANNOTATIONS_DIGEST: file_digest(Path(pairs_path))}
     )
