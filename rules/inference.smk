@@ -1,4 +1,9 @@
-from noveval.cluster import inference_env, inference_resources
+from noveval.cluster import (
+    api_inference_on_host,
+    api_models_pattern,
+    inference_env,
+    inference_resources,
+)
 from noveval.weights import weights_inputs
 
 
@@ -33,3 +38,21 @@ rule infer:
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/infer.py"
+
+
+# Hosted-API models' jobs: on the submitting host, which reaches the providers (a local rule,
+# rate-limited and resumed like any inference job), unless the site file (profiles/slurm/
+# site.yaml) says api_inference: slurm; then they are SLURM jobs and preflight checks that a
+# compute node reaches each provider.
+use rule infer as infer_api with:
+    wildcard_constraints:
+        model=api_models_pattern(REGISTRY),
+
+
+ruleorder: infer_api > infer
+
+
+if api_inference_on_host():
+
+    localrules:
+        infer_api,

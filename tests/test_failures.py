@@ -183,7 +183,7 @@ def test_unreachable_endpoint_fails_loudly_or_within_the_budget_and_reruns_the_f
     # one comes from the journal); within a budget the responses stood, so it is forced.
     sent_before = len(proxied_server.request_ids)
     rerun = run_snakemake(str(tiny), "--cores", "1", "--configfile", str(up),
-                          "--forcerun", "infer", env=env)  # fmt: skip
+                          "--forcerun", "infer", "infer_api", env=env)  # fmt: skip
     assert sorted(proxied_server.request_ids[sent_before:]) == sorted(failed_ids)
     assert pd.read_parquet(tiny)["error"].isna().all()
     assert "Inference jobs with failed calls" not in rerun.stderr

@@ -97,7 +97,9 @@ def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):
         tmp_path, release, top, changes=["reference", "no_aggregation"], **common
     )
     run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
-    run_snakemake(*wanted, "--forcerun", "infer", "--cores", "1", "--configfile", config, env=env)
+    run_snakemake(
+        *wanted, "--forcerun", "infer", "infer_api", "--cores", "1", "--configfile", config, env=env
+    )
     assert proxied_server.request_ids[before:] == sent, "no_aggregation or a rerun called the model"
     metrics = pd.read_csv(tmp_path / "results" / "judges" / "tiny" / "pairwise" / "metrics.csv")
     counts = metrics.set_index("change")["n_calls"]

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SAMPLE, run_snakemake, snakemake_env, write_yaml
+from conftest import REPO, SAMPLE, planned_jobs, run_snakemake, snakemake_env, write_yaml
 from snakemake.utils import update_config, validate
 
 from noveval import cluster
@@ -224,7 +224,17 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     batches = re.findall(
         r"wildcards: track=(\w+), dataset=(\S+), model=(\S+), batch=(\S+)", planned
     )
-    assert len(batches) == int(jobs["infer"]) == len(set(batches)) == 20 * 2 + 1 + 2 + 6
+    jobs_per_rule = int(jobs["infer"]) + int(jobs["infer_api"])
+    assert len(batches) == jobs_per_rule == len(set(batches)) == 20 * 2 + 1 + 2 + 6
+    # Hosted-API models' calls are jobs of rule infer_api, a local rule (on the submitting host:
+    # tests/test_slurm.py), the served models' are jobs of infer (SLURM jobs).
+    inference = [
+        (rule, REGISTRY.model(wildcards["model"]).engine)
+        for rule, wildcards in planned_jobs(planned)
+        if rule.startswith("infer")
+    ]
+    assert {rule for rule, engine in inference if engine == "api"} == {"infer_api"}
+    assert {rule for rule, engine in inference if engine != "api"} == {"infer"}
     assert sum(batch == "paraphrase" for *_, batch in batches) == 2
     # one download per open model and per hub scorer, each pinned (preflight fails otherwise)
     downloads = set(re.findall(r"output: \S+/weights/([^/\s]+)\.json", planned))

@@ -82,7 +82,7 @@ def test_killed_job_resumes_without_repeating_calls(tmp_path, tiny_config, proxi
 
     # A forced rerun of the finished job, and a rerun of the whole target, send nothing.
     sent_before = len(proxied_server.request_ids)
-    run_snakemake(*target, "--forcerun", "infer", env=env)
+    run_snakemake(*target, "--forcerun", "infer", "infer_api", env=env)
     run_snakemake(*target, env=env)
     assert proxied_server.request_ids[sent_before:] == []
     assert pd.read_parquet(responses).equals(answered)

@@ -18,8 +18,10 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import (
+    LOOPBACK_KEY,
     REPO,
     SNAKEMAKE,
+    loopback_registry,
     run_snakemake,
     sample_subset,
     snakemake_env,
@@ -215,6 +217,53 @@ def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm
         "FAIL  model gpt-4o: gpt-4o-2024-08-06: the lookup cannot be made: OPENAI_API_KEY is not "
         "set (registry api_key_env of gpt-4o)"
     )
-    assert lines[7].startswith("FAIL  NVIDIA driver: a node of partition gpu: ")
-    assert "nvidia-smi" in lines[7] and len(lines) == 8
+    assert lines[7] == "SKIP  provider network: hosted-API inference runs on this host"
+    assert lines[8].startswith("FAIL  NVIDIA driver: a node of partition gpu: ")
+    assert "nvidia-smi" in lines[8] and len(lines) == 9
     assert "pre-flight: 3 failed (key OPENAI_API_KEY, model gpt-4o, NVIDIA driver)" in run.stderr
+
+
+def test_hosted_api_inference_runs_on_the_host_unless_the_site_says_slurm(
+    tmp_path, slurm_cluster, loopback
+):
+    """An API model's inference job (rule infer_api) runs on the submitting host under the SLURM
+    profile; with the site's ``api_inference: slurm`` it is a SLURM job, and preflight checks
+    from a CPU node that the provider (here the loopback server) is reached."""
+    registry = loopback_registry(tmp_path / "models.yaml", loopback, "gpt-4o")
+    results = tmp_path / "results"
+    overlay = write_yaml(
+        tmp_path / "api.yaml",
+        {
+            "registry": str(registry),
+            "results": str(results),
+            "decoding": {"max_tokens": 16},
+            "novbench": {
+                "datasets": {"sample": None, "tiny": str(sample_subset(tmp_path, 1))},
+                "models": ["gpt-4o"],
+                "strategies": ["zero"],
+                "perturbations": ["none"],
+            },
+        },
+    )
+    configs = ["--configfile", "config/config.yaml", str(overlay)]
+    model = results / "novbench" / "tiny" / "gpt-4o"
+    responses = str(model / "responses" / "cells.parquet")
+    infer_log = results / "logs" / "novbench" / "tiny" / "gpt-4o" / "cells" / "infer.log"
+    # The requests on the local executor (not under test here), the inference under the profile.
+    run_snakemake(str(model / "zero-none" / "requests.parquet"), "--cores", "1", *configs)
+    site = {**yaml.safe_load((SCRIPTS / "ci-site.yaml").read_text()), "api_inference": "slurm"}
+    slurm_site = write_yaml(tmp_path / "site.yaml", site)
+    profile = ["--profile", "profiles/slurm", "--slurm-logdir", str(tmp_path / "slurm-logs")]
+
+    env = snakemake_env(
+        **slurm_cluster, **LOOPBACK_KEY, NOVEVAL_SLURM_SITE=str(SCRIPTS / "ci-site.yaml")
+    )
+    run_snakemake(responses, *profile, *configs, env=env)
+    assert re.findall(r"SLURM_JOB_ID=(\S+)", infer_log.read_text())[-1] == "(none)"
+
+    env["NOVEVAL_SLURM_SITE"] = str(slurm_site)
+    preflight = run_snakemake("preflight", *profile, *configs, check=False, env=env)
+    reached = f"OK    provider network: a node of partition cpu reaches {loopback.base_url('chat')}"
+    assert reached in preflight.stdout.splitlines()
+    run_snakemake(responses, *profile, "--forcerun", "infer_api", *configs, env=env)
+    assert re.findall(r"SLURM_JOB_ID=(\S+)", infer_log.read_text())[-1].isdigit()

@@ -50,6 +50,19 @@ def test_novbench_grid_end_to_end(embedded_run):
     assert (logs / "papers.log").exists()  # every rule leaves its log
 
 
+def test_jobs_that_load_metric_models_run_with_the_hub_off(embedded_run):
+    """NovBench scoring and the judges' retrieval (MiniLM) load their models with the hub off,
+    hub models from the weights cache (none in the embedded default: its models are packaged)."""
+    logs = embedded_run.results / "logs"
+    scoring = sorted(logs.glob("novbench/tiny/*/score.log"))
+    retrieval = sorted(logs.glob("judges/tiny/**/related.log"))
+    assert len(scoring) == 3 and retrieval  # human, smollm2-135m, gpt-4o
+    for log in scoring + retrieval:
+        assert "hub off (HF_HUB_OFFLINE=1); snapshots from the weights cache: none" in (
+            log.read_text()
+        ), log
+
+
 def test_second_run_has_nothing_to_do(embedded_run):
     dry = embedded_run.snakemake("-n", "--cores", "2")
     assert "Nothing to be done" in dry.stdout + dry.stderr
@@ -112,7 +125,7 @@ def test_a_new_model_reruns_only_its_jobs_and_the_tables(embedded_run, tmp_path)
     }
     assert {rule for rule, wildcards in jobs if wildcards.get("model") == "gpt-5.1"} == {
         "novbench_requests",
-        "infer",
+        "infer_api",
         "novbench_parse",
         "novbench_score",
     }

@@ -6,23 +6,34 @@ the GPUs unless the model overrides them; the time limit comes from the compute 
 the job (the number of calls of its batch, the model's throughput, one server start) with a
 safety factor. Partition, account
 and QoS are site settings: profiles/slurm/site.yaml.
+
+Hosted-API models have a rule of their own, ``infer_api`` (the same job as ``infer``): a local
+rule, run on the submitting host, which reaches the providers, unless the site file says
+``api_inference: slurm`` (compute nodes with outbound network; preflight checks that they reach
+each provider).
 """
 
 from __future__ import annotations
 
 import errno
+import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import yaml
 
 from noveval.plan import PlanSettings, runtime_minutes
 from noveval.registry import ModelSpec, Registry
+from noveval.weights import DEFAULT_SITE_FILE, SITE_FILE_VARIABLE
 
 CPUS_PER_GPU = 8
 MEM_MB_PER_GPU = 64_000
 MEM_MB_CPU_JOB = 4_000
 ENVS = {"vllm": "inference-vllm.yaml"}  # engine -> conda env file (envs/); others: noveval.yaml
+API_INFERENCE = ("host", "slurm")  # the site file's api_inference: where hosted-API calls run
+NO_MODEL = "(?!)"  # a pattern no name matches
 
 
 def gpus(spec: ModelSpec) -> int:
@@ -82,3 +93,23 @@ def inference_resources(registry: Registry, config: dict) -> dict[str, Callable]
 def inference_env(spec: ModelSpec) -> str:
     """The conda environment file (under envs/) an inference job of ``spec`` runs in."""
     return ENVS.get(spec.engine, "noveval.yaml")
+
+
+def api_models_pattern(registry: Registry) -> str:
+    """The ``model`` wildcard of rule ``infer_api``: the registry's hosted-API models."""
+    names = sorted(name for name, spec in registry.models.items() if spec.engine == "api")
+    return "|".join(map(re.escape, names)) or NO_MODEL
+
+
+def api_inference_on_host(site_file: str | Path | None = None) -> bool:
+    """Whether hosted-API inference runs on the submitting host (the site file's
+    ``api_inference: host``, the default) rather than as SLURM jobs (``slurm``).
+
+    The site file is ``site_file``, else ``$NOVEVAL_SLURM_SITE``, else profiles/slurm/site.yaml.
+    """
+    path = Path(site_file or os.environ.get(SITE_FILE_VARIABLE, DEFAULT_SITE_FILE))
+    site = (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
+    where = site.get("api_inference") or "host"
+    if where not in API_INFERENCE:
+        raise ValueError(f"{path}: api_inference must be host or slurm, got {where!r}")
+    return where == "host"

@@ -33,7 +33,7 @@ from noveval.judges.grid import DERIVED, release_kind, split_change
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.novbench import generation, perturbation, records
 from noveval.pricing import BATCH_SHARE, Usage
-from noveval.registry import ModelSpec, Registry, load_registry
+from noveval.registry import INFERENCE_RULES, ModelSpec, Registry, load_registry
 from noveval.reproduction.report import published
 from noveval.scoring_cost import plan_jobs, plan_note
 
@@ -358,7 +358,7 @@ def plan_table(
             {
                 **asdict(workload),
                 "engine": spec.engine,
-                "rule": "infer",
+                "rule": INFERENCE_RULES[spec.engine],
                 "gpus_per_job": spec.gpus,
                 "gpu_model": spec.gpu_model or "",
                 "startup_hours": startup_hours(spec, settings),

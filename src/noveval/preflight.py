@@ -27,7 +27,7 @@ import anthropic
 import openai
 import yaml
 
-from noveval.cluster import gpu_model, gpus
+from noveval.cluster import api_inference_on_host, gpu_model, gpus
 from noveval.novbench.grid import scorer_names
 from noveval.registry import ModelSpec, Registry, ScorerSpec
 from noveval.weights import (
@@ -45,6 +45,25 @@ COMMAND_TIMEOUT_S = 120
 LOOKUP_TIMEOUT_S = 30
 MAX_DETAIL = 300  # characters of a failed command's message in its check's line
 GPU_WAIT_S = 60  # how long the driver check waits for a GPU node (srun --immediate)
+# The providers' addresses when the registry names no base_url (the official SDKs' defaults).
+DEFAULT_BASE_URLS = {"messages": "https://api.anthropic.com"}
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Run on a compute node with the URLs as arguments: a TCP connect and, for https, a TLS handshake
+# to each, one line per URL (the standard library only: any Python of the node runs it).
+REACH_SCRIPT = """
+import socket, ssl, sys, urllib.parse
+for url in sys.argv[1:]:
+    parts = urllib.parse.urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=10) as connection:
+            if parts.scheme == "https":
+                context = ssl.create_default_context()
+                context.wrap_socket(connection, server_hostname=parts.hostname).close()
+        print("reached", url)
+    except OSError as error:
+        print("unreachable", url, error)
+"""
 
 
 class PreflightError(RuntimeError):
@@ -336,6 +355,65 @@ def gpu_driver_check(gpu_partition: str) -> Check:
     )
 
 
+def provider_urls(specs: Iterable[ModelSpec]) -> list[str]:
+    """The base URLs of the hosted models among ``specs``, each once."""
+    urls = (
+        spec.base_url or DEFAULT_BASE_URLS.get(spec.api, OPENAI_BASE_URL)
+        for spec in specs
+        if spec.engine == "api"
+    )
+    return sorted(set(urls))
+
+
+def job_step(site: dict, partition: str) -> list[str]:
+    """``srun`` of a short one-task step on ``partition`` with the site's account and QoS."""
+    step = ["srun", f"--partition={partition}", "--ntasks=1", "--time=2"]
+    step += [f"--account={site['account']}"] if site.get("account") else []
+    step += [f"--qos={site['qos']}"] if site.get("qos") else []
+    return [*step, f"--immediate={GPU_WAIT_S}"]
+
+
+def reach_check(ok: bool, output: str, where: str, urls: list[str]) -> Check:
+    """The report of REACH_SCRIPT run on ``where``: OK when every provider was reached."""
+    name = "provider network"
+    if not ok:
+        return Check(name, False, f"{where}: {output}")
+    said = [line.split(" ", 1) for line in output.splitlines() if " " in line]
+    unreachable = [rest for word, rest in said if word == "unreachable"]
+    if unreachable or sum(word == "reached" for word, _ in said) != len(urls):
+        return Check(
+            name,
+            False,
+            f"{where} cannot reach {'; '.join(unreachable) or 'every provider'}: hosted-API "
+            "inference runs there (site file api_inference: slurm); set api_inference: host to "
+            "run it on this host",
+        )
+    return Check(name, True, f"{where} reaches {', '.join(urls)}")
+
+
+def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -> Check:
+    """Where hosted-API inference runs: on this host (the site file's default), or, with
+    ``api_inference: slurm``, on compute nodes, which must then reach each provider of the grid
+    (checked from a job step on the site's CPU partition)."""
+    urls = provider_urls(specs)
+    if not urls:
+        return Check("provider network", None, "no hosted model in the grid")
+    try:
+        on_host = api_inference_on_host(site_path)
+    except ValueError as error:
+        return Check("provider network", False, str(error))
+    if on_host:
+        return Check("provider network", None, "hosted-API inference runs on this host")
+    partitions = site.get("partitions") or {}
+    cpu = [
+        name for name, settings in sorted(partitions.items()) if not (settings or {}).get("max_gpu")
+    ]
+    if not cpu:
+        return Check("provider network", False, "no CPU partition (max_gpu: 0) in the site file")
+    command = [*job_step(site, cpu[0]), sys.executable, "-c", REACH_SCRIPT, *urls]
+    return reach_check(*run_command(command), f"a node of partition {cpu[0]}", urls)
+
+
 def site_file_path(env: Mapping[str, str]) -> str:
     """The site file the SLURM profile reads."""
     return env.get(SITE_FILE_VARIABLE) or DEFAULT_SITE_FILE
@@ -378,6 +456,7 @@ def checks(
     found += [gated_check(spec.name, spec.reference, token) for spec in specs if spec.gated]
     found += api_key_checks(registry, models, env)
     found += [served_check(spec, env) for spec in specs if spec.engine == "api"]
+    found.append(provider_network_check(site_path, site, specs))
     found += substitution_checks(config["judges"].get("substitutions") or {})
 
     partition = driver_partition(site, specs)

@@ -23,6 +23,8 @@ from noveval import pricing
 log = logging.getLogger(__name__)
 
 ENGINES = ("llamacpp", "vllm", "api")
+# The rules whose jobs call a model: ``infer_api`` is ``infer`` for the hosted-API models.
+INFERENCE_RULES = {"api": "infer_api", "llamacpp": "infer", "vllm": "infer"}
 # The wire APIs: OpenAI chat completions (vLLM, llama.cpp, Gemini, older OpenAI models), OpenAI
 # Responses (GPT-5.x) and Anthropic Messages (Claude). Each has its token-limit fields and the one
 # field that carries reasoning effort.
@@ -212,7 +214,7 @@ class Registry:
 
 
 def models_to_call(jobs) -> set[str]:
-    """The models that a run's pending jobs call (its ``infer`` jobs).
+    """The models that a run's pending jobs call (its ``infer`` and ``infer_api`` jobs).
 
     For the key check in ``onstart``: a dry run or a run that calls no API model (the compute
     plan, tables from cached scores) needs no key; a run that calls one fails before any job.
@@ -220,7 +222,7 @@ def models_to_call(jobs) -> set[str]:
     return {
         job.wildcards_dict["model"]
         for job in jobs
-        if job.rule.name == "infer" and "model" in job.wildcards_dict
+        if job.rule.name in INFERENCE_RULES.values() and "model" in job.wildcards_dict
     }
 
 
