@@ -113,7 +113,7 @@ def proxied_server(tmp_path_factory):
     log_path = tmp_path_factory.mktemp("server") / "server.log"
     spec = load_registry(REPO / "config" / "models.yaml").model("smollm2-135m")
     with serve(spec, log_path, startup_timeout_s=120, threads=2) as endpoint:
-        with RecordingProxy(endpoint.base_url) as proxy:
+        with RecordingProxy(endpoint.base_url, endpoint.api_key) as proxy:
             yield proxy
 
 

@@ -9,9 +9,10 @@ import requests
 
 
 class RecordingProxy:
-    """Forwards ``/v1/...`` to ``upstream`` and records each call's ``X-Request-Id``."""
+    """Forwards ``/v1/...`` to ``upstream`` with the key it demands (``upstream_key``) and records
+    each call's ``X-Request-Id``."""
 
-    def __init__(self, upstream: str):
+    def __init__(self, upstream: str, upstream_key: str):
         self.upstream = upstream.rstrip("/")
         self.request_ids: list[str] = []
         proxy = self
@@ -26,7 +27,10 @@ class RecordingProxy:
                     method,
                     f"{proxy.upstream}{path}",
                     data=body,
-                    headers={"Content-Type": "application/json"},
+                    headers={
+                        "Content-Type": "application/json",
+                        "Authorization": f"Bearer {upstream_key}",
+                    },
                     timeout=300,
                 )
                 self.send_response(answer.status_code)
