@@ -224,8 +224,8 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     batches = re.findall(
         r"wildcards: track=(\w+), dataset=(\S+), model=(\S+), batch=(\S+)", planned
     )
-    jobs_per_rule = int(jobs["infer"]) + int(jobs["infer_api"])
-    assert len(batches) == jobs_per_rule == len(set(batches)) == 20 * 2 + 1 + 2 + 6
+    inference_jobs = int(jobs["infer"]) + int(jobs["infer_api"])
+    assert len(batches) == inference_jobs == len(set(batches)) == 20 * 2 + 1 + 2 + 6
     # Hosted-API models' calls are jobs of rule infer_api, a local rule (on the submitting host:
     # tests/test_slurm.py), the served models' are jobs of infer (SLURM jobs).
     inference = [
