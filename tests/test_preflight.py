@@ -534,3 +534,25 @@ def test_a_busy_partition_is_a_warning_a_refused_step_a_failure():
     )
     ran = node_check("NVIDIA driver", "a100 nodes", "gpu", (True, "580.95.05\n"), driver_check)
     assert ran == driver_check("580.95.05", "a100 nodes") and ran.ok is True
+
+
+def test_the_site_file_puts_conda_deployment_in_the_slurm_profile(tmp_path, monkeypatch):
+    """profiles/slurm/config.yaml as Snakemake reads it (yte): the site file's
+    software_deployment and conda_prefix become --sdm conda and --conda-prefix."""
+    import yte
+
+    def profile(site: dict) -> dict:
+        site_file = tmp_path / "site.yaml"
+        site_file.write_text(yaml.safe_dump({"partitions": {}, **site}))
+        monkeypatch.setenv(SITE_FILE_VARIABLE, str(site_file))
+        with open(REPO / "profiles" / "slurm" / "config.yaml") as handle:
+            return yte.process_yaml(handle, require_use_yte=True)
+
+    shipped = yaml.safe_load((REPO / "profiles" / "slurm" / "site.yaml").read_text())
+    assert (shipped["software_deployment"], shipped["conda_prefix"]) == ("conda", None)
+    conda = profile({"software_deployment": "conda", "conda_prefix": "/shared/conda"})
+    assert conda["software-deployment-method"] == "conda"
+    assert conda["conda-prefix"] == "/shared/conda"
+    assert "conda-prefix" not in profile({"software_deployment": "conda"})
+    for none in ({"software_deployment": None}, {}):  # e.g. the CI site file: no conda there
+        assert "software-deployment-method" not in profile(none)
