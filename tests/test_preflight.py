@@ -505,6 +505,12 @@ def test_chat_templates_of_the_downloaded_models(tmp_path):
     assert chat_template_checks(grid(tmp_path, ["gpt-4o"])) == [
         Check("chat templates", None, "no vLLM model in the grid")
     ]
+    # a snapshot whose files left the cache since the download
+    (tmp_path / "hub" / "tiny-vllm" / "snapshots" / COMMIT / "tokenizer_config.json").unlink()
+    gone = chat_template_checks(grid(tmp_path, ["tiny-vllm"], registry))[0]
+    assert gone.ok is False and gone.detail.startswith(
+        "model 'tiny-vllm': 1 files of org/tiny-vllm@"
+    )
 
 
 def test_gpu_node_steps_carry_the_site_account_and_qos():

@@ -38,6 +38,7 @@ from noveval.registry import ModelSpec, Registry, ScorerSpec
 from noveval.weights import (
     DEFAULT_SITE_FILE,
     SITE_FILE_VARIABLE,
+    WeightsError,
     cache_dir,
     local_weights,
     manifest_path,
@@ -602,7 +603,12 @@ def chat_template_checks(grid: Grid) -> list[Check]:
         if not manifest.exists():
             waiting.append(spec.name)
             continue
-        template, tokens = snapshot_template(local_weights(manifest).snapshot)
+        try:
+            snapshot = local_weights(manifest).snapshot
+        except WeightsError as error:  # files gone from the cache since the download
+            found.append(Check(f"chat template {spec.name}", False, str(error)))
+            continue
+        template, tokens = snapshot_template(snapshot)
         source = f"{spec.reference} snapshot"
         if spec.chat_template:
             template, source = Path(resolve(spec.chat_template)).read_text(), spec.chat_template
@@ -624,9 +630,19 @@ def node_command(site: dict, partition: str, gpu_type: str, command: list[str]) 
     return [*step, f"--immediate={GPU_WAIT_S}", *command]
 
 
+def node_check(what: str, where: str, partition: str, answer: tuple[bool, str], parse) -> Check:
+    """A job step's ``answer`` (run_command's): ``parse(output, where)`` when it ran, a warning
+    when the partition had no free node in time (busy), else a failure with SLURM's reason."""
+    ok, output = answer
+    if ok:
+        return parse(output, where)
+    if BUSY.search(output):
+        return warning(f"{what} ({where})", f"partition {partition} is busy: {output}")
+    return Check(f"{what} ({where})", False, f"partition {partition}: {output}")
+
+
 def on_gpu_nodes(grid: Grid, specs: list[ModelSpec], command: list[str], parse, what: str):
-    """``parse(output, where)`` of ``command`` run on a node of each GPU type of ``specs``: a
-    busy partition is a warning, a node that cannot run it a failure."""
+    """``command`` on a node of each GPU type of ``specs``, as :func:`node_check` reads it."""
     found = []
     for gpu_type in sorted({gpu_model(spec) for spec in specs if gpus(spec)}):
         where = f"{gpu_type or 'GPU'} nodes"
@@ -634,13 +650,8 @@ def on_gpu_nodes(grid: Grid, specs: list[ModelSpec], command: list[str], parse, 
         if partition is None:
             found.append(Check(f"{what} ({where})", False, "no partition of the site file"))
             continue
-        ok, output = run_command(node_command(grid.site, partition, gpu_type, command))
-        if ok:
-            found.append(parse(output, where))
-        elif BUSY.search(output):
-            found.append(warning(f"{what} ({where})", f"partition {partition} busy: {output}"))
-        else:
-            found.append(Check(f"{what} ({where})", False, f"partition {partition}: {output}"))
+        answer = run_command(node_command(grid.site, partition, gpu_type, command))
+        found.append(node_check(what, where, partition, answer, parse))
     return found
 
 
