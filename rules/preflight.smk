@@ -1,3 +1,6 @@
+from snakemake.settings.types import DeploymentMethod
+
+
 # Checks before a cluster run, on the login node: snakemake preflight --profile profiles/slurm
 # --configfile ... prints one line per check and fails when any failed (noveval.preflight).
 rule preflight:
@@ -5,9 +8,21 @@ rule preflight:
         f"{LOGS}/preflight.log",
     retries: 0  # a failed check is for the user to fix, not to retry
     localrule: True
+    params:
+        # where Snakemake builds the jobs' conda environments (known when the run starts); None:
+        # it deploys none
+        conda_prefix=lambda wildcards: (
+            workflow.persistence.conda_env_path
+            if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+            else None
+        ),
     run:
         from noveval.preflight import preflight
 
         preflight(
-            config, REGISTRY, NOVBENCH.models_used() | JUDGES.models_used(), log[0]
+            config,
+            REGISTRY,
+            NOVBENCH.models_used() | JUDGES.models_used(),
+            log[0],
+            params.conda_prefix,
         )

@@ -281,12 +281,14 @@ class PaperGrid:
 @pytest.fixture(scope="session")
 def paper_grid(tmp_path_factory) -> PaperGrid:
     """``config/paper.yaml`` planned once for the tests that read it: a dry run with the SLURM
-    profile and the ``plan`` target, with no cluster file and no API key."""
+    profile and the ``plan`` target, with no cluster file and no API key (and the conda stand-in,
+    which the profile's conda deployment asks for its platform)."""
     folder = tmp_path_factory.mktemp("paper-grid")
     overlay = write_yaml(folder / "results.yaml", {"results": str(folder / "results")})
     configs = ["--configfile", "config/config.yaml", "config/paper.yaml", str(overlay)]
     keys = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
     env = snakemake_env(**dict.fromkeys(keys, ""), SLURM_CONF="/nonexistent")
+    env["PATH"] = f"{REPO / 'tests' / 'conda' / 'bin'}:{env['PATH']}"
     dry = run_snakemake("-n", "--profile", "profiles/slurm", *configs, env=env)
     run_snakemake("--cores", "1", "plan", *configs, env=env)
     return PaperGrid(dry.stdout + dry.stderr, folder / "results" / "plan")

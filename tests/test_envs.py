@@ -157,3 +157,10 @@ def test_dry_run_with_sdm_conda_lists_both_environments(tmp_path, tiny_config):
     listed = listed.stdout + listed.stderr
     for env_file in ("envs/noveval.yaml", "envs/inference-vllm.yaml"):
         assert f"Conda environment {env_file} will be created." in listed
+
+
+def test_the_slurm_profile_deploys_the_conda_environments(paper_grid):
+    """The shipped site file's software_deployment: conda gives the SLURM profile --sdm conda:
+    the paper grid's dry run lists both environments."""
+    for env_file in ("envs/noveval.yaml", "envs/inference-vllm.yaml"):
+        assert f"Conda environment {env_file} will be created." in paper_grid.dry_run

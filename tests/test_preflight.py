@@ -6,29 +6,48 @@ tests/test_slurm.py runs `snakemake preflight` against the CI's real SLURM clust
 from __future__ import annotations
 
 import csv
+import json
+import shutil
 import socket
 from dataclasses import replace
 from pathlib import Path
 
 import yaml
 from conftest import REPO
+from loopback_hub import LoopbackHub, Repository
 from snakemake.utils import update_config
 
 from noveval.preflight import (
+    ENV_SIZES_GB,
+    ENVS_DIR,
     MIN_DRIVER,
     Check,
+    Grid,
     api_key_checks,
+    chat_template_checks,
     checks,
+    conda_check,
+    conda_checks,
     driver_check,
+    env_space_check,
     gated_check,
+    glibc_check,
+    glibc_checks,
+    hub_revision_check,
     hub_scorers,
     hub_token,
+    node_check,
+    node_command,
     partition_checks,
     pinned_check,
     served_check,
     site_file_check,
+    skipped,
     slurm_partitions,
+    snapshot_template,
     substitution_checks,
+    template_check,
+    warning,
     weights_cache_check,
 )
 from noveval.registry import load_registry
@@ -48,6 +67,9 @@ def test_check_lines():
     assert Check("site file", True, "x.yaml").line() == "OK    site file: x.yaml"
     assert Check("key K", False, "not set").line() == "FAIL  key K: not set"
     assert Check("NVIDIA driver", None, "no GPU").line() == "SKIP  NVIDIA driver: no GPU"
+    assert warning("hub x", "gated").line() == "WARN  hub x: gated"
+    assert warning("hub x", "gated").ok is True  # a warning fails nothing
+    assert skipped("glibc", "no vLLM model") == Check("glibc", None, "no vLLM model")
 
 
 def test_site_file_check(tmp_path):
@@ -171,11 +193,12 @@ def test_driver_version_against_vllm_cuda():
     assert MIN_DRIVER == "580.65.06"
     newer = driver_check("580.95.05\n580.65.06\n", "this host")
     assert newer == Check(
-        "NVIDIA driver", True, "580.65.06 on this host (vLLM's CUDA 13.0 needs >= 580.65.06)"
+        "NVIDIA driver (this host)", True, "580.65.06 (vLLM's CUDA 13.0 needs >= 580.65.06)"
     )
-    older = driver_check("570.172.08\n", "a node of partition gpu")
-    assert older.ok is False and older.detail.startswith("570.172.08 on a node of partition gpu")
-    assert driver_check("", "this host").detail == "this host: nvidia-smi reported no GPU"
+    older = driver_check("570.172.08\n", "a100 nodes")
+    assert older.name == "NVIDIA driver (a100 nodes)"
+    assert older.ok is False and older.detail.startswith("570.172.08 (")
+    assert driver_check("", "this host").detail == "nvidia-smi reported no GPU"
 
 
 def published_cells(model: str) -> list[str]:
@@ -279,3 +302,261 @@ def test_only_hosted_models_are_looked_up_and_substitutions_are_reported(tmp_pat
     assert any(
         line.startswith("OK    substitution claude-sonnet-4-5: x runs in place") for line in lines
     )
+
+
+def grid(tmp_path: Path, models: list[str], registry=REGISTRY, **settings) -> Grid:
+    """The checks' view of a grid with results under ``tmp_path``, no site file, no SLURM."""
+    fields = {"env": {}, "site_path": "", "site": {}, "partitions": None, **settings}
+    return Grid({"results": str(tmp_path)}, registry, models, **fields)
+
+
+def test_glibc_against_vllm_wheels():
+    need = "vLLM 0.33's llguidance wheels need glibc >= 2.31"
+    assert glibc_check("glibc 2.28", "a100 nodes") == Check(
+        "glibc (a100 nodes)", False, f"2.28 ({need})"
+    )  # RHEL 8
+    assert glibc_check("glibc 2.31\n", "this host") == Check(
+        "glibc (this host)", True, f"2.31 ({need})"
+    )
+    assert glibc_check("glibc 2.36", "this host").ok is True
+    assert glibc_check("", "this host") == Check(
+        "glibc (this host)", False, "no glibc version in ''"
+    )
+
+
+def test_glibc_is_checked_only_for_vllm_models(tmp_path):
+    assert glibc_checks(grid(tmp_path, ["smollm2-135m", "gpt-4o"])) == [
+        Check("glibc", None, "no vLLM model in the grid")
+    ]
+    import platform
+
+    (here,) = glibc_checks(grid(tmp_path, ["qwen3-8b"]))  # no SLURM: this host only
+    assert here.name == "glibc (this host)" and here.detail.startswith(platform.libc_ver()[1])
+
+
+def test_conda_version_against_snakemake_minimum(tmp_path):
+    need = "Snakemake's conda deployment needs >= 24.7.1"
+    assert conda_check("conda 24.7.1\n") == Check("conda", True, f"24.7.1 ({need})")
+    assert conda_check("conda 23.11.0") == Check("conda", False, f"23.11.0 ({need})")
+    assert conda_check("conda 25.11.1").ok is True
+    assert conda_check("") == Check("conda", False, "no version in `conda --version`: ''")
+    why = "the run deploys no conda environment (software-deployment-method)"
+    assert conda_checks(grid(tmp_path, ["qwen3-8b"])) == [
+        Check("conda", None, why),
+        Check("environments space", None, why),
+    ]
+
+
+def gb_free(line: str, folder: Path) -> float:
+    """The free space a line gives for ``folder``."""
+    return float(line.split(f"{folder}: ")[1].split(" GB free")[0].replace(",", ""))
+
+
+def test_room_for_the_conda_environments_not_built_yet(tmp_path):
+    prefix, pip_cache = tmp_path / "conda", tmp_path / "pip"
+    env_files = [ENVS_DIR / "inference-vllm.yaml", ENVS_DIR / "noveval.yaml"]
+    assert ENV_SIZES_GB == {"noveval.yaml": (3.0, 1.0), "inference-vllm.yaml": (14.0, 6.0)}
+    free_gb = shutil.disk_usage(tmp_path).free / 1e9
+    both = env_space_check(prefix, pip_cache, env_files)
+    # 3 + 14 GB of environments and 1 + 6 GB of wheels, both on tmp's file system
+    assert both.ok is (free_gb >= 24) and both.name == "environments space"
+    assert f"{prefix}: " in both.detail and abs(gb_free(both.detail, prefix) - free_gb) < 2
+    assert both.detail.endswith(
+        "GB free, 17.0 GB to write; "
+        f"{pip_cache}: {both.detail.split(f'{pip_cache}: ')[1].split(' GB')[0]} GB free, 7.0 GB "
+        "to write; one file system: 24.0 GB in all; for inference-vllm.yaml, noveval.yaml"
+    )
+    # Each half fits, both on one file system do not.
+    share = {
+        "noveval.yaml": (0.3 * free_gb, 0.0),
+        "inference-vllm.yaml": (0.3 * free_gb, 0.6 * free_gb),
+    }
+    assert env_space_check(prefix, pip_cache, env_files, share).ok is False
+    assert env_space_check(prefix, None, env_files, share).ok is True  # pip caches nothing
+
+    # A built environment (Snakemake's copy of the file, and its flag) needs nothing; a copy
+    # without the flag (a build that broke off) is built again.
+    prefix.mkdir()
+    shutil.copy(ENVS_DIR / "noveval.yaml", prefix / "0a1b2c.yaml")
+    shutil.copy(ENVS_DIR / "inference-vllm.yaml", prefix / "3d4e5f.yaml")
+    (prefix / "0a1b2c.env_setup_done").touch()
+    one = env_space_check(prefix, None, env_files)
+    assert one.detail.endswith("GB free, 14.0 GB to write; for inference-vllm.yaml")
+    (prefix / "3d4e5f.env_setup_done").touch()
+    assert env_space_check(prefix, pip_cache, env_files) == Check(
+        "environments space", True, f"every environment is built in {prefix}"
+    )
+
+
+COMMIT = "a" * 40
+REJECTS_SYSTEM = (
+    "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'system' %}"
+    "{{ raise_exception('System role not supported') }}{% endif %}"
+    "<start_of_turn>{{ message['role'] }}\n{{ message['content'] }}<end_of_turn>\n{% endfor %}"
+    "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+
+
+def test_each_pinned_commit_is_on_the_hub():
+    spec = REGISTRY.model("qwen3-8b")
+    repositories = {
+        "org/tiny": Repository({COMMIT: {"config.json": b"{}"}}, main=COMMIT),
+        "org/gated": Repository({COMMIT: {"config.json": b"{}"}}, main=COMMIT, gated=True),
+    }
+    with LoopbackHub(repositories) as hub:
+
+        def check(reference: str, revision: str | None) -> Check:
+            item = replace(spec, reference=reference, revision=revision)
+            return hub_revision_check(item, None, endpoint=hub.endpoint)
+
+        assert check("org/tiny", COMMIT) == Check(
+            "hub qwen3-8b", True, f"org/tiny@{COMMIT} is on the hub"
+        )
+        assert hub.requests == [("GET", f"/api/models/org/tiny/revision/{COMMIT}")]
+        assert check("org/tiny", "b" * 40) == Check(
+            "hub qwen3-8b",
+            False,
+            f"org/tiny@{'b' * 40}: the hub has no such revision; pin another commit in models.yaml",
+        )
+        assert check("org/gone", COMMIT) == Check(
+            "hub qwen3-8b", False, f"org/gone@{COMMIT}: no such repository on the hub (or private)"
+        )
+        assert check("org/gated", COMMIT).line() == (
+            f"WARN  hub qwen3-8b: org/gated@{COMMIT}: gated, cannot be confirmed without access "
+            "(see access)"
+        )
+        assert check("org/tiny", None) == Check(
+            "hub qwen3-8b", None, "org/tiny has no pinned revision (see revisions)"
+        )
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    item = replace(spec, reference="org/tiny", revision=COMMIT)
+    assert hub_revision_check(item, None, endpoint=f"http://127.0.0.1:{port}") == Check(
+        "hub qwen3-8b", False, f"org/tiny@{COMMIT}: the hub did not answer (ConnectError)"
+    )
+
+
+def test_a_chat_template_that_rejects_the_system_role_fails():
+    check = template_check("gemma-like", REJECTS_SYSTEM, "org/tiny snapshot", {"bos_token": "<b>"})
+    assert check == Check(
+        "chat template gemma-like",
+        False,
+        "org/tiny snapshot refuses system+user (TemplateError: System role not supported)",
+    )
+    accepts = REJECTS_SYSTEM.replace("raise_exception('System role not supported')", "''")
+    assert template_check("any", accepts, "x", {}) == Check(
+        "chat template any", True, "x renders system+user and user only"
+    )
+    assert template_check("bare", None, "org/bare snapshot", {}) == Check(
+        "chat template bare", False, "none in org/bare snapshot; set chat_template in models.yaml"
+    )
+    broken = template_check("broken", "{% for m in messages %}", "x", {})
+    assert broken.ok is False and "TemplateSyntaxError" in broken.detail
+
+
+def test_snapshot_template_from_its_files(tmp_path):
+    config = {"bos_token": {"content": "<s>"}, "eos_token": "</s>", "model_max_length": 8}
+    config["chat_template"] = [
+        {"name": "tool_use", "template": "tools"},
+        {"name": "default", "template": "plain"},
+    ]
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    assert snapshot_template(tmp_path) == ("plain", {"bos_token": "<s>", "eos_token": "</s>"})
+    (tmp_path / "chat_template.jinja").write_text("from the jinja file")
+    assert snapshot_template(tmp_path)[0] == "from the jinja file"
+    assert snapshot_template(tmp_path / "nothing") == (None, {})
+
+
+def downloaded(tmp_path: Path, name: str, files: dict[str, str]) -> None:
+    """A snapshot of ``files`` and the manifest rule weights writes for it."""
+    snapshot = tmp_path / "hub" / name / "snapshots" / COMMIT
+    snapshot.mkdir(parents=True)
+    for path, text in files.items():
+        (snapshot / path).write_text(text)
+    manifest = {
+        "model": name,
+        "repo_id": f"org/{name}",
+        "revision": COMMIT,
+        "snapshot": str(snapshot),
+        "cache_dir": str(tmp_path / "hub"),
+        "files": [{"path": path, "bytes": len(text)} for path, text in files.items()],
+    }
+    (tmp_path / "weights").mkdir(exist_ok=True)
+    (tmp_path / "weights" / f"{name}.json").write_text(json.dumps(manifest))
+
+
+def test_chat_templates_of_the_downloaded_models(tmp_path):
+    tiny = replace(REGISTRY.model("qwen3-8b"), name="tiny-vllm", reference="org/tiny-vllm")
+    registry = replace(REGISTRY, models={**REGISTRY.models, "tiny-vllm": tiny})
+    config = {"chat_template": REJECTS_SYSTEM, "bos_token": "<bos>"}
+    downloaded(tmp_path, "tiny-vllm", {"tokenizer_config.json": json.dumps(config)})
+    downloaded(tmp_path, "reviewer2", {"config.json": "{}"})  # no template: the registry's
+    models = ["reviewer2", "tiny-vllm", "qwen3-8b", "gpt-4o"]
+    lines = [check.line() for check in chat_template_checks(grid(tmp_path, models, registry))]
+    assert lines == [
+        "OK    chat template reviewer2: pypi:noveval/prompts/novbench/reviewer2_chat.j2 renders "
+        "system+user and user only",
+        "FAIL  chat template tiny-vllm: org/tiny-vllm snapshot refuses system+user "
+        "(TemplateError: System role not supported)",
+        "SKIP  chat templates: not downloaded yet: qwen3-8b (rule weights; run preflight again "
+        "after)",
+    ]
+    assert chat_template_checks(grid(tmp_path, ["gpt-4o"])) == [
+        Check("chat templates", None, "no vLLM model in the grid")
+    ]
+    # a snapshot whose files left the cache since the download
+    (tmp_path / "hub" / "tiny-vllm" / "snapshots" / COMMIT / "tokenizer_config.json").unlink()
+    gone = chat_template_checks(grid(tmp_path, ["tiny-vllm"], registry))[0]
+    assert gone.ok is False and gone.detail.startswith(
+        "model 'tiny-vllm': 1 files of org/tiny-vllm@"
+    )
+
+
+def test_gpu_node_steps_carry_the_site_account_and_qos():
+    site = {"account": "lab", "qos": "short"}
+    assert node_command(site, "gpu", "a100", ["nvidia-smi"]) == [
+        "srun", "--partition=gpu", "--ntasks=1", "--time=2", "--account=lab", "--qos=short",
+        "--immediate=60", "--gres=gpu:a100:1", "nvidia-smi",
+    ]  # fmt: skip
+    assert node_command({"account": None}, "gpu", "", ["true"])[-2:] == ["--gres=gpu:1", "true"]
+
+
+def test_a_busy_partition_is_a_warning_a_refused_step_a_failure():
+    # srun's answers (run_command joins their lines), as SLURM 22.05 gives them
+    busy = (
+        "srun: job 4 queued and waiting for resources | srun: error: Unable to allocate "
+        "resources: Requested nodes are busy"
+    )
+    check = node_check("NVIDIA driver", "a100 nodes", "gpu", (False, busy), driver_check)
+    assert check.line() == f"WARN  NVIDIA driver (a100 nodes): partition gpu is busy: {busy}"
+    refused = (
+        "srun: error: Unable to allocate resources: Requested node configuration is not available"
+    )
+    assert node_check("glibc", "h100 nodes", "gpu", (False, refused), glibc_check) == Check(
+        "glibc (h100 nodes)", False, f"partition gpu: {refused}"
+    )
+    ran = node_check("NVIDIA driver", "a100 nodes", "gpu", (True, "580.95.05\n"), driver_check)
+    assert ran == driver_check("580.95.05", "a100 nodes") and ran.ok is True
+
+
+def test_the_site_file_puts_conda_deployment_in_the_slurm_profile(tmp_path, monkeypatch):
+    """profiles/slurm/config.yaml as Snakemake reads it (yte): the site file's
+    software_deployment and conda_prefix become --sdm conda and --conda-prefix."""
+    import yte
+
+    def profile(site: dict) -> dict:
+        site_file = tmp_path / "site.yaml"
+        site_file.write_text(yaml.safe_dump({"partitions": {}, **site}))
+        monkeypatch.setenv(SITE_FILE_VARIABLE, str(site_file))
+        with open(REPO / "profiles" / "slurm" / "config.yaml") as handle:
+            return yte.process_yaml(handle, require_use_yte=True)
+
+    shipped = yaml.safe_load((REPO / "profiles" / "slurm" / "site.yaml").read_text())
+    assert (shipped["software_deployment"], shipped["conda_prefix"]) == ("conda", None)
+    conda = profile({"software_deployment": "conda", "conda_prefix": "/shared/conda"})
+    assert conda["software-deployment-method"] == "conda"
+    assert conda["conda-prefix"] == "/shared/conda"
+    assert "conda-prefix" not in profile({"software_deployment": "conda"})
+    for none in ({"software_deployment": None}, {}):  # e.g. the CI site file: no conda there
+        assert "software-deployment-method" not in profile(none)

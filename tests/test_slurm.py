@@ -7,7 +7,9 @@ checks where and how every job ran, and compares the table with a local-executor
 
 from __future__ import annotations
 
+import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -28,12 +30,14 @@ from conftest import (
     unavailable,
     write_yaml,
 )
+from loopback_hub import LoopbackHub, Repository
 
 pytestmark = [pytest.mark.slurm, pytest.mark.workflow, pytest.mark.model]
 
 SCRIPTS = REPO / "tests" / "slurm"
 DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo")
 GPU_MODEL = "smollm2-135m-gpu"
+COMMIT = "c" * 40
 JOB_ID = re.compile(r"SLURM_JOB_ID=(\d+) CUDA_VISIBLE_DEVICES=(\S+)")
 
 
@@ -188,39 +192,89 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
 
 def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm_cluster):
     """`snakemake preflight` against the cluster: the CI site file's partitions and GPU type
-    are SLURM's, the driver check reaches a GPU node (which has no nvidia-smi), a key is unset
-    (so the hosted model cannot be looked up)."""
+    are SLURM's; a vLLM model's commit is on the (loopback) hub and its downloaded snapshot's
+    chat template renders our requests; glibc here and on a GPU node; conda (the stand-in) and
+    room for the environments under --sdm conda; the driver check reaches a GPU node (which has
+    no nvidia-smi); a key is unset (so the hosted model cannot be looked up)."""
+    registry = yaml.safe_load(gpu_registry(tmp_path).read_text())
+    registry["models"]["tiny-vllm"] = {
+        "engine": "vllm",
+        "reference": "org/tiny-vllm",
+        "revision": COMMIT,
+        "download_gb": 0.001,
+        "context_length": 2048,
+        "gpus": 1,
+        "gpu_model": "a100",
+    }
+    results = tmp_path / "results"
     overlay = write_yaml(
         tmp_path / "preflight.yaml",
         {
-            "registry": str(gpu_registry(tmp_path)),
-            "results": str(tmp_path / "results"),
-            "novbench": {"models": [GPU_MODEL, "gpt-4o"], "strategies": ["zero"]},
+            "registry": str(write_yaml(tmp_path / "models-vllm.yaml", registry)),
+            "results": str(results),
+            "novbench": {"models": [GPU_MODEL, "tiny-vllm", "gpt-4o"], "strategies": ["zero"]},
         },
     )
+    template = "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}{% endfor %}"
+    files = {"tokenizer_config.json": json.dumps({"chat_template": template}).encode()}
+    snapshot = results / "weights" / "hub" / "snapshots" / COMMIT  # as rule weights leaves it
+    snapshot.mkdir(parents=True)
+    (snapshot / "tokenizer_config.json").write_bytes(files["tokenizer_config.json"])
+    manifest = {
+        "model": "tiny-vllm",
+        "repo_id": "org/tiny-vllm",
+        "revision": COMMIT,
+        "snapshot": str(snapshot),
+        "cache_dir": str(results / "weights" / "hub"),
+        "files": [{"path": "tokenizer_config.json", "bytes": len(files["tokenizer_config.json"])}],
+    }
+    (results / "weights" / "tiny-vllm.json").write_text(json.dumps(manifest))
     env = snakemake_env(**slurm_cluster, NOVEVAL_SLURM_SITE=str(SCRIPTS / "ci-site.yaml"))
+    env["PATH"] = f"{REPO / 'tests' / 'conda' / 'bin'}:{env['PATH']}"  # the conda stand-in
     env.pop("OPENAI_API_KEY", None)
     configs = ["--configfile", "config/config.yaml", str(overlay)]
-    run = run_snakemake("preflight", "--profile", "profiles/slurm", *configs, check=False, env=env)
+    conda = ["--sdm", "conda", "--conda-prefix", str(tmp_path / "conda")]
+    with LoopbackHub({"org/tiny-vllm": Repository({COMMIT: files}, main=COMMIT)}) as hub:
+        env.update(HF_ENDPOINT=hub.endpoint, HF_TOKEN="")
+        run = run_snakemake(
+            "preflight", "--profile", "profiles/slurm", *conda, *configs, check=False, env=env
+        )
 
     assert run.returncode != 0
-    lines = [line for line in run.stdout.splitlines() if re.match(r"(OK|FAIL|SKIP) ", line)]
+    lines = [line for line in run.stdout.splitlines() if re.match(r"(OK|FAIL|SKIP|WARN) ", line)]
     assert lines[:3] == [
         f"OK    site file: {SCRIPTS / 'ci-site.yaml'} (2 partitions)",
         "OK    partitions: cpu, gpu known to SLURM",
         "OK    GPU types: grid needs a100; SLURM offers them",
     ]
-    assert lines[3].startswith(f"OK    weights cache: {tmp_path / 'results' / 'weights' / 'hub'}")
-    assert lines[4] == "OK    revisions: every open model and hub scorer of the grid is pinned"
-    assert lines[5] == "FAIL  key OPENAI_API_KEY: not set, for gpt-4o"
-    assert lines[6] == (
+    assert lines[3].startswith(f"OK    weights cache: {results / 'weights' / 'hub'}")
+    assert lines[3].endswith("GB free, 0.0 GB of weights to download")  # its manifest is there
+    assert lines[4:7] == [
+        "OK    revisions: every open model and hub scorer of the grid is pinned",
+        f"OK    hub tiny-vllm: org/tiny-vllm@{COMMIT} is on the hub",
+        "OK    chat template tiny-vllm: org/tiny-vllm snapshot renders system+user and user only",
+    ]
+    assert lines[7] == "FAIL  key OPENAI_API_KEY: not set, for gpt-4o"
+    assert lines[8] == (
         "FAIL  model gpt-4o: gpt-4o-2024-08-06: the lookup cannot be made: OPENAI_API_KEY is not "
         "set (registry api_key_env of gpt-4o)"
     )
-    assert lines[7] == "SKIP  provider network: hosted-API inference runs on this host"
-    assert lines[8].startswith("FAIL  NVIDIA driver: a node of partition gpu: ")
-    assert "nvidia-smi" in lines[8] and len(lines) == 9
-    assert "pre-flight: 3 failed (key OPENAI_API_KEY, model gpt-4o, NVIDIA driver)" in run.stderr
+    assert lines[9] == "SKIP  provider network: hosted-API inference runs on this host"
+    glibc = "(vLLM 0.33's llguidance wheels need glibc >= 2.31)"
+    assert lines[10] == f"OK    glibc (this host): {platform.libc_ver()[1]} {glibc}"
+    assert lines[11] == f"OK    glibc (a100 nodes): {platform.libc_ver()[1]} {glibc}"  # one host
+    assert lines[12] == "OK    conda: 24.11.3 (Snakemake's conda deployment needs >= 24.7.1)"
+    assert lines[13].startswith(f"OK    environments space: {tmp_path / 'conda'}: ")
+    assert lines[13].endswith("for inference-vllm.yaml, noveval.yaml")
+    assert lines[14].startswith("FAIL  NVIDIA driver (a100 nodes): partition gpu: ")
+    assert "nvidia-smi" in lines[14] and len(lines) == 15
+    assert (
+        "pre-flight: 3 failed (key OPENAI_API_KEY, model gpt-4o, NVIDIA driver (a100 nodes))"
+        in run.stderr
+    )
+    # the commit looked up (the hub client also asks for its own settings), no file fetched
+    assert ("GET", f"/api/models/org/tiny-vllm/revision/{COMMIT}") in hub.requests
+    assert not hub.file_requests()
 
 
 def test_hosted_api_inference_runs_on_the_host_unless_the_site_says_slurm(

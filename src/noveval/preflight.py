@@ -3,15 +3,19 @@
 Run on the login node before the grid, it checks what a run needs and cannot fix itself: the
 site file, the site's partitions and GPU types as SLURM knows them, the weights cache (writable,
 with room for the weights not downloaded yet), a pinned revision of every open model and hub
-scorer, a Hugging Face token with access to each gated model, each API key, that each hosted
-model is still served (the provider's model lookup; a retired one is named with the published
-numbers it can no longer reproduce), each configured substitution of a model, and the NVIDIA
-driver of the GPU nodes. It prints one line per check and fails after the last one when any
-failed.
+scorer and that commit on the hub, the chat template of each downloaded open model against the
+role sequences of our requests, a Hugging Face token with access to each gated model, each API
+key, that each hosted model is still served (the provider's model lookup; a retired one is named
+with the published numbers it can no longer reproduce), each configured substitution of a model,
+glibc where vLLM is installed and runs, conda and the disk its environments take (under conda
+deployment), and the NVIDIA driver of each GPU type of the grid. It prints one line per check
+(OK, WARN, FAIL, or SKIP with why) and fails after the last one when any failed. The checks are
+registered in ``CHECKS``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -27,13 +31,16 @@ import anthropic
 import openai
 import yaml
 
-from noveval.cluster import api_inference_on_host, gpu_model, gpus
+from noveval.assets import resolve
+from noveval.cluster import api_inference_on_host, gpu_model, gpus, inference_env
 from noveval.novbench.grid import scorer_names
 from noveval.registry import ModelSpec, Registry, ScorerSpec
 from noveval.weights import (
     DEFAULT_SITE_FILE,
     SITE_FILE_VARIABLE,
+    WeightsError,
     cache_dir,
+    local_weights,
     manifest_path,
     needs_weights,
 )
@@ -72,15 +79,27 @@ class PreflightError(RuntimeError):
 
 @dataclass(frozen=True)
 class Check:
-    """One line of the report: ``ok`` True (OK), False (FAIL) or None (SKIP: not needed)."""
+    """One line of the report: ``ok`` True (OK), False (FAIL) or None (SKIP: not needed or not
+    possible here); ``warn``: it passed with something to look at (WARN), not a failure."""
 
     name: str
     ok: bool | None
     detail: str
+    warn: bool = False
 
     def line(self) -> str:
-        status = {True: "OK", False: "FAIL", None: "SKIP"}[self.ok]
+        status = "WARN" if self.warn else {True: "OK", False: "FAIL", None: "SKIP"}[self.ok]
         return f"{status:<4}  {self.name}: {self.detail}"
+
+
+def warning(name: str, detail: str) -> Check:
+    """A check that does not fail the pre-flight but asks to be looked at."""
+    return Check(name, True, detail, warn=True)
+
+
+def skipped(name: str, why: str) -> Check:
+    """A check that needs something this grid or host does not have."""
+    return Check(name, None, why)
 
 
 def run_command(command: list[str], timeout_s: float = COMMAND_TIMEOUT_S) -> tuple[bool, str]:
@@ -330,29 +349,13 @@ def substitution_checks(substitutions: Mapping[str, str]) -> list[Check]:
 
 def driver_check(nvidia_smi_output: str, where: str) -> Check:
     """The lowest driver version that ``nvidia-smi --query-gpu=driver_version`` reports."""
+    name = f"NVIDIA driver ({where})"
     versions = [line.strip() for line in nvidia_smi_output.splitlines() if line.strip()]
     if not versions:
-        return Check("NVIDIA driver", False, f"{where}: nvidia-smi reported no GPU")
+        return Check(name, False, "nvidia-smi reported no GPU")
     lowest = min(versions, key=_version)
     ok = _version(lowest) >= _version(MIN_DRIVER)
-    need = f"vLLM's CUDA 13.0 needs >= {MIN_DRIVER}"
-    return Check("NVIDIA driver", ok, f"{lowest} on {where} ({need})")
-
-
-def gpu_driver_check(gpu_partition: str) -> Check:
-    """The driver of a GPU node: nvidia-smi here when this host has it, else in a one-GPU job
-    step on the partition (``srun``), waiting at most GPU_WAIT_S for a node."""
-    query = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]
-    if shutil.which("nvidia-smi"):
-        ok, output = run_command(query)
-        where = "this host"
-    else:
-        step = ["srun", f"--partition={gpu_partition}", "--gres=gpu:1", "--ntasks=1"]
-        ok, output = run_command([*step, "--time=2", f"--immediate={GPU_WAIT_S}", *query])
-        where = f"a node of partition {gpu_partition}"
-    return (
-        driver_check(output, where) if ok else Check("NVIDIA driver", False, f"{where}: {output}")
-    )
+    return Check(name, ok, f"{lowest} (vLLM's CUDA 13.0 needs >= {MIN_DRIVER})")
 
 
 def provider_urls(specs: Iterable[ModelSpec]) -> list[str]:
@@ -397,13 +400,13 @@ def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -
     (checked from a job step on the site's CPU partition)."""
     urls = provider_urls(specs)
     if not urls:
-        return Check("provider network", None, "no hosted model in the grid")
+        return skipped("provider network", "no hosted model in the grid")
     try:
         on_host = api_inference_on_host(site_path)
     except ValueError as error:
         return Check("provider network", False, str(error))
     if on_host:
-        return Check("provider network", None, "hosted-API inference runs on this host")
+        return skipped("provider network", "hosted-API inference runs on this host")
     partitions = site.get("partitions") or {}
     cpu = [
         name for name, settings in sorted(partitions.items()) if not (settings or {}).get("max_gpu")
@@ -419,54 +422,392 @@ def site_file_path(env: Mapping[str, str]) -> str:
     return env.get(SITE_FILE_VARIABLE) or DEFAULT_SITE_FILE
 
 
-def checks(
-    config: dict, registry: Registry, models: Iterable[str], env: Mapping[str, str]
-) -> list[Check]:
-    """Every check of the grid's ``models`` (the registry's names) under ``config``."""
-    models = sorted(models)
-    specs = [registry.model(name) for name in models]
-    site_path = site_file_path(env)
-    site_line, site = site_file_check(site_path)
-    found = [site_line]
+@dataclass(frozen=True)
+class Grid:
+    """What the checks read: the config, the grid's models, the environment, the site file,
+    SLURM's partitions (None: no SLURM here) and the conda prefix (None: no conda deployment)."""
 
-    ok, output = run_command(["sinfo", "--noheader", "--format=%R %G"])
-    needed_gpu_types = {gpu_model(spec) for spec in specs if gpus(spec) and gpu_model(spec)}
-    if ok:
-        found += partition_checks(site, slurm_partitions(output), needed_gpu_types)
-    else:
-        found.append(Check("partitions", False, f"sinfo failed: {output}"))
+    config: dict
+    registry: Registry
+    models: list[str]
+    env: Mapping[str, str]
+    site_path: str
+    site: dict
+    partitions: dict[str, set[str]] | None
+    sinfo_error: str = ""
+    conda_prefix: Path | None = None
 
-    served = [spec for spec in specs if needs_weights(spec)]
-    downloads = served + hub_scorers(config, registry, models)
-    results = config["results"]
+    @property
+    def specs(self) -> list[ModelSpec]:
+        return [self.registry.model(name) for name in self.models]
+
+    @property
+    def served(self) -> list[ModelSpec]:
+        """The open models the grid serves with vLLM."""
+        return [spec for spec in self.specs if needs_weights(spec)]
+
+    @property
+    def downloads(self) -> list:
+        """Everything rule weights downloads for the grid: vLLM models, hub scorers."""
+        return self.served + hub_scorers(self.config, self.registry, self.models)
+
+
+def slurm_checks(grid: Grid) -> list[Check]:
+    """The site's partitions and GPU types as SLURM knows them."""
+    if grid.partitions is None:
+        if grid.sinfo_error == "sinfo not found":
+            return [skipped("partitions", "no SLURM on this host (sinfo not found)")]
+        return [Check("partitions", False, f"sinfo failed: {grid.sinfo_error}")]
+    needed = {gpu_model(spec) for spec in grid.specs if gpus(spec) and gpu_model(spec)}
+    return partition_checks(grid.site, grid.partitions, needed)
+
+
+def weights_checks(grid: Grid) -> list[Check]:
+    """The weights cache has room for what is not downloaded yet; every download is sized and
+    pinned."""
+    results = grid.config["results"]
     missing_gb = sum(
         item.download_gb or 0
-        for item in downloads
+        for item in grid.downloads
         if not Path(manifest_path(results, item.name)).exists()
     )
-    cache = cache_dir(results, site_path)
-    found.append(weights_cache_check(cache, missing_gb))
-    unsized = [item.name for item in downloads if item.download_gb is None]
+    found = [weights_cache_check(cache_dir(results, grid.site_path), missing_gb)]
+    unsized = [item.name for item in grid.downloads if item.download_gb is None]
     if unsized:
         found.append(Check("weights sizes", False, f"no download_gb: {', '.join(unsized)}"))
-    allow_unpinned = (config.get("weights") or {}).get("allow_unpinned", False)
-    found.append(pinned_check(downloads, allow_unpinned))
-
-    token = hub_token(env)
-    found += [gated_check(spec.name, spec.reference, token) for spec in specs if spec.gated]
-    found += api_key_checks(registry, models, env)
-    found += [served_check(spec, env) for spec in specs if spec.engine == "api"]
-    found.append(provider_network_check(site_path, site, specs))
-    found += substitution_checks(config["judges"].get("substitutions") or {})
-
-    partition = driver_partition(site, specs)
-    if not any(gpus(spec) for spec in specs):
-        found.append(Check("NVIDIA driver", None, "no GPU job in the grid"))
-    elif partition is None:
-        found.append(Check("NVIDIA driver", False, "no GPU partition in the site file"))
-    else:
-        found.append(gpu_driver_check(partition))
+    allow_unpinned = (grid.config.get("weights") or {}).get("allow_unpinned", False)
+    found.append(pinned_check(grid.downloads, allow_unpinned))
     return found
+
+
+def access_checks(grid: Grid) -> list[Check]:
+    """Hub access to gated models, API keys, hosted models still served, substitutions."""
+    token = hub_token(grid.env)
+    found = [gated_check(s.name, s.reference, token) for s in grid.specs if s.gated]
+    found += api_key_checks(grid.registry, grid.models, grid.env)
+    found += [served_check(spec, grid.env) for spec in grid.specs if spec.engine == "api"]
+    found.append(provider_network_check(grid.site_path, grid.site, grid.specs))
+    return found + substitution_checks(grid.config["judges"].get("substitutions") or {})
+
+
+# ---- What fails on day one: the C library, conda, disk for environments, the hub's commits,
+# chat templates and the GPU nodes' driver.
+
+# vLLM 0.33's structured-output backend llguidance ships manylinux_2_31 wheels only: pip cannot
+# install it (no wheel, and a Rust build from source) and the nodes cannot load it below 2.31.
+MIN_GLIBC = "2.31"
+# What each conda environment takes (GB): the environment's folder under the conda prefix, and
+# the wheels pip keeps in its cache while building it. noveval.yaml: the test environment of this
+# checkout (torch's CPU build) takes 2.3 GB, its conda environment with Python about 3. The vLLM
+# environment: torch 2.14 on CUDA 13.0 with the CUDA libraries as wheels, FlashInfer and vLLM
+# itself, an estimate from the wheels' sizes of such builds (not measured here).
+ENV_SIZES_GB = {"noveval.yaml": (3.0, 1.0), "inference-vllm.yaml": (14.0, 6.0)}
+ENVS_DIR = Path(__file__).resolve().parents[2] / "envs"
+# The role sequences of our requests (NovBench and judge prompts with a system message, and
+# NovBench prompts without one): a model's chat template must render both.
+ROLE_SEQUENCES = {
+    "system+user": [
+        {"role": "system", "content": "You are an expert reviewer."},
+        {"role": "user", "content": "Assess the novelty of this paper."},
+    ],
+    "user only": [{"role": "user", "content": "Assess the novelty of this paper."}],
+}
+BUSY = re.compile(r"nodes are busy|can ?not start immediately|gave no answer", re.IGNORECASE)
+
+
+def glibc_check(reported: str, where: str) -> Check:
+    """The C library version a host reports (``glibc 2.28``) against vLLM's wheels' minimum."""
+    name = f"glibc ({where})"
+    found = re.search(r"(\d+\.\d+)", reported or "")
+    if not found:
+        return Check(name, False, f"no glibc version in {reported.strip()!r}")
+    ok = _version(found.group(1)) >= _version(MIN_GLIBC)
+    need = f"vLLM 0.33's llguidance wheels need glibc >= {MIN_GLIBC}"
+    return Check(name, ok, f"{found.group(1)} ({need})")
+
+
+def conda_check(version_output: str) -> Check:
+    """``conda --version`` against the oldest conda Snakemake deploys environments with."""
+    from packaging.version import InvalidVersion, Version
+    from snakemake.deployment.conda import MIN_CONDA_VER
+
+    said = version_output.strip()
+    try:
+        version = Version(said.split()[-1])
+    except (IndexError, InvalidVersion):
+        return Check("conda", False, f"no version in `conda --version`: {said!r}")
+    need = f"Snakemake's conda deployment needs >= {MIN_CONDA_VER}"
+    return Check("conda", version >= Version(MIN_CONDA_VER), f"{version} ({need})")
+
+
+def built(prefix: Path, env_file: Path) -> bool:
+    """Whether Snakemake has built ``env_file`` under ``prefix`` (its copy ``<hash>.yaml`` of the
+    file, with the ``<hash>.env_setup_done`` flag next to it)."""
+    content = env_file.read_bytes()
+    return any(
+        copy.with_suffix(".env_setup_done").exists() and copy.read_bytes() == content
+        for copy in prefix.glob("*.yaml")
+    )
+
+
+def _existing(path: Path) -> Path:
+    return next(folder for folder in (path, *path.parents) if folder.exists())
+
+
+def env_space_check(
+    prefix: Path,
+    pip_cache: Path | None,
+    env_files: Iterable[Path],
+    sizes: Mapping[str, tuple[float, float]] = ENV_SIZES_GB,
+) -> Check:
+    """Room for the environments not built yet: their folders under the conda prefix and their
+    wheels in pip's cache (None: caching is off), summed per file system."""
+    to_build = [path for path in env_files if not built(prefix, path)]
+    if not to_build:
+        return Check("environments space", True, f"every environment is built in {prefix}")
+    wants = [(prefix, sum(sizes[path.name][0] for path in to_build))]
+    if pip_cache is not None:
+        wants.append((pip_cache, sum(sizes[path.name][1] for path in to_build)))
+    needed: dict[int, float] = {}
+    for folder, gb in wants:
+        device = _existing(folder).stat().st_dev
+        needed[device] = needed.get(device, 0.0) + gb
+    parts, ok = [], True
+    for folder, gb in wants:
+        existing = _existing(folder)
+        free_gb = shutil.disk_usage(existing).free / 1e9
+        total = needed[existing.stat().st_dev]
+        ok &= free_gb >= total
+        parts.append(f"{folder}: {free_gb:,.0f} GB free, {gb:,.1f} GB to write")
+    names = ", ".join(path.name for path in to_build)
+    if len(needed) < len(wants):
+        parts.append(f"one file system: {sum(gb for _, gb in wants):,.1f} GB in all")
+    return Check("environments space", ok, f"{'; '.join(parts)}; for {names}")
+
+
+def pip_cache_dir() -> Path | None:
+    """The folder pip caches wheels in (its own answer; None: caching is off)."""
+    ok, said = run_command([sys.executable, "-m", "pip", "cache", "dir"])
+    return Path(said.strip()) if ok and said.strip() else None
+
+
+def hub_revision_check(item, token: str | None, endpoint: str | None = None) -> Check:
+    """A pinned download's commit is on the hub (``HfApi.model_info`` at that revision)."""
+    import httpx2  # huggingface_hub's HTTP client
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    name = f"hub {item.name}"
+    if not item.revision:
+        return skipped(name, f"{item.reference} has no pinned revision (see revisions)")
+    where = f"{item.reference}@{item.revision}"
+    try:
+        HfApi(endpoint=endpoint, token=token).model_info(item.reference, revision=item.revision)
+    except RevisionNotFoundError:
+        return Check(
+            name, False, f"{where}: the hub has no such revision; pin another commit in models.yaml"
+        )
+    except GatedRepoError:
+        return warning(name, f"{where}: gated, cannot be confirmed without access (see access)")
+    except RepositoryNotFoundError:
+        return Check(name, False, f"{where}: no such repository on the hub (or private)")
+    except (httpx2.HTTPError, OSError) as error:  # an HTTP error, no network, hub off
+        return Check(name, False, f"{where}: the hub did not answer ({type(error).__name__})")
+    return Check(name, True, f"{where} is on the hub")
+
+
+def hub_revision_checks(grid: Grid) -> list[Check]:
+    """One line per pinned download of the grid."""
+    if not grid.downloads:
+        return [skipped("hub revisions", "no open model or hub scorer in the grid")]
+    token = hub_token(grid.env)
+    return [hub_revision_check(item, token) for item in grid.downloads]
+
+
+def snapshot_template(snapshot: Path) -> tuple[str | None, dict]:
+    """A snapshot's chat template (``chat_template.jinja``, else tokenizer_config.json's
+    ``chat_template``, its ``default`` when there are several) and its special tokens."""
+    config_file = snapshot / "tokenizer_config.json"
+    config = json.loads(config_file.read_text()) if config_file.is_file() else {}
+    tokens = {
+        key: value.get("content") if isinstance(value, dict) else value
+        for key, value in config.items()
+        if key.endswith("_token") and isinstance(value, str | dict)
+    }
+    jinja = snapshot / "chat_template.jinja"
+    if jinja.is_file():
+        return jinja.read_text(), tokens
+    template = config.get("chat_template")
+    if isinstance(template, list):
+        template = {entry["name"]: entry["template"] for entry in template}.get("default")
+    return template, tokens
+
+
+def template_check(model: str, template: str | None, source: str, options: dict) -> Check:
+    """The chat template renders every role sequence of our requests (transformers' renderer,
+    as vLLM's server uses it); a template that raises on one fails, naming it."""
+    from jinja2 import TemplateError
+    from transformers.utils.chat_template_utils import render_jinja_template
+
+    name = f"chat template {model}"
+    if not template:
+        return Check(name, False, f"none in {source}; set chat_template in models.yaml")
+    refused = []
+    for sequence, messages in ROLE_SEQUENCES.items():
+        try:
+            render_jinja_template(
+                conversations=[messages],
+                chat_template=template,
+                add_generation_prompt=True,
+                **options,
+            )
+        except (TemplateError, TypeError, ValueError) as error:  # raise_exception, or broken
+            refused.append(f"{sequence} ({type(error).__name__}: {error})")
+    if refused:
+        return Check(name, False, f"{source} refuses {'; '.join(refused)}"[:MAX_DETAIL])
+    return Check(name, True, f"{source} renders {' and '.join(ROLE_SEQUENCES)}")
+
+
+def chat_template_checks(grid: Grid) -> list[Check]:
+    """The chat template of each downloaded vLLM model (the registry's, else its snapshot's)."""
+    if not grid.served:
+        return [skipped("chat templates", "no vLLM model in the grid")]
+    found, waiting = [], []
+    for spec in grid.served:
+        manifest = Path(manifest_path(grid.config["results"], spec.name))
+        if not manifest.exists():
+            waiting.append(spec.name)
+            continue
+        try:
+            snapshot = local_weights(manifest).snapshot
+        except WeightsError as error:  # files gone from the cache since the download
+            found.append(Check(f"chat template {spec.name}", False, str(error)))
+            continue
+        template, tokens = snapshot_template(snapshot)
+        source = f"{spec.reference} snapshot"
+        if spec.chat_template:
+            template, source = Path(resolve(spec.chat_template)).read_text(), spec.chat_template
+        found.append(
+            template_check(spec.name, template, source, {**tokens, **spec.chat_template_kwargs})
+        )
+    if waiting:
+        why = f"not downloaded yet: {', '.join(waiting)} (rule weights; run preflight again after)"
+        found.append(skipped("chat templates", why))
+    return found
+
+
+def node_command(site: dict, partition: str, gpu_type: str, command: list[str]) -> list[str]:
+    """``command`` as a one-GPU job step on ``partition`` with the site's account and QoS,
+    waiting at most GPU_WAIT_S for a node."""
+    gres = f"gpu:{gpu_type}:1" if gpu_type else "gpu:1"
+    return [*job_step(site, partition), f"--gres={gres}", *command]
+
+
+def node_check(what: str, where: str, partition: str, answer: tuple[bool, str], parse) -> Check:
+    """A job step's ``answer`` (run_command's): ``parse(output, where)`` when it ran, a warning
+    when the partition had no free node in time (busy), else a failure with SLURM's reason."""
+    ok, output = answer
+    if ok:
+        return parse(output, where)
+    if BUSY.search(output):
+        return warning(f"{what} ({where})", f"partition {partition} is busy: {output}")
+    return Check(f"{what} ({where})", False, f"partition {partition}: {output}")
+
+
+def on_gpu_nodes(grid: Grid, specs: list[ModelSpec], command: list[str], parse, what: str):
+    """``command`` on a node of each GPU type of ``specs``, as :func:`node_check` reads it."""
+    found = []
+    for gpu_type in sorted({gpu_model(spec) for spec in specs if gpus(spec)}):
+        where = f"{gpu_type or 'GPU'} nodes"
+        partition = driver_partition(grid.site, gpu_type)
+        if partition is None:
+            found.append(Check(f"{what} ({where})", False, "no partition of the site file"))
+            continue
+        answer = run_command(node_command(grid.site, partition, gpu_type, command))
+        found.append(node_check(what, where, partition, answer, parse))
+    return found
+
+
+def glibc_checks(grid: Grid) -> list[Check]:
+    """glibc where vLLM is installed (this host builds the environments) and where it runs."""
+    if not grid.served:
+        return [skipped("glibc", "no vLLM model in the grid")]
+    found = [glibc_check(os.confstr("CS_GNU_LIBC_VERSION") or "", "this host")]
+    if grid.partitions is None:
+        return found
+    return found + on_gpu_nodes(
+        grid, grid.served, ["getconf", "GNU_LIBC_VERSION"], glibc_check, "glibc"
+    )
+
+
+def conda_checks(grid: Grid) -> list[Check]:
+    """conda's version, and room for the environments and pip's cache, under conda deployment."""
+    if grid.conda_prefix is None:
+        why = "the run deploys no conda environment (software-deployment-method)"
+        return [skipped("conda", why), skipped("environments space", why)]
+    ok, said = run_command(["conda", "--version"])
+    version = conda_check(said) if ok else Check("conda", False, f"conda --version: {said}")
+    names = {"noveval.yaml", *(inference_env(spec) for spec in grid.specs)}
+    env_files = [ENVS_DIR / name for name in sorted(names)]
+    return [version, env_space_check(grid.conda_prefix, pip_cache_dir(), env_files)]
+
+
+def driver_checks(grid: Grid) -> list[Check]:
+    """The NVIDIA driver of each GPU type of the grid (a job step on its partition), or of this
+    host without SLURM."""
+    if not any(gpus(spec) for spec in grid.specs):
+        return [skipped("NVIDIA driver", "no GPU job in the grid")]
+    query = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]
+    if grid.partitions is not None:
+        return on_gpu_nodes(grid, grid.specs, query, driver_check, "NVIDIA driver")
+    if not shutil.which("nvidia-smi"):
+        return [skipped("NVIDIA driver", "no SLURM and no nvidia-smi on this host")]
+    ok, output = run_command(query)
+    where = "this host"
+    return [driver_check(output, where) if ok else Check(f"NVIDIA driver ({where})", False, output)]
+
+
+# Every check, in the order of the report: each takes the grid and gives its lines.
+CHECKS = [
+    slurm_checks,
+    weights_checks,
+    hub_revision_checks,
+    chat_template_checks,
+    access_checks,
+    glibc_checks,
+    conda_checks,
+    driver_checks,
+]
+
+
+def checks(
+    config: dict,
+    registry: Registry,
+    models: Iterable[str],
+    env: Mapping[str, str],
+    conda_prefix: str | Path | None = None,
+) -> list[Check]:
+    """Every check of the grid's ``models`` (the registry's names) under ``config``;
+    ``conda_prefix``: where Snakemake builds conda environments (None: no conda deployment)."""
+    site_path = site_file_path(env)
+    site_line, site = site_file_check(site_path)
+    ok, output = run_command(["sinfo", "--noheader", "--format=%R %G"])
+    grid = Grid(
+        config=config,
+        registry=registry,
+        models=sorted(models),
+        env=env,
+        site_path=site_path,
+        site=site,
+        partitions=slurm_partitions(output) if ok else None,
+        sinfo_error="" if ok else output,
+        conda_prefix=Path(conda_prefix) if conda_prefix else None,
+    )
+    return [site_line, *(line for check in CHECKS for line in check(grid))]
 
 
 def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list[ScorerSpec]:
@@ -478,24 +819,28 @@ def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list
     return [registry.scorers[name] for name in names if name in registry.scorers]
 
 
-def driver_partition(site: dict, specs: list) -> str | None:
-    """A partition that runs the grid's GPU jobs (None: no partition of the site file does)."""
-    needed = {gpu_model(spec) for spec in specs if gpus(spec)}
+def driver_partition(site: dict, gpu_type: str) -> str | None:
+    """A partition of the site file with GPUs of ``gpu_type`` (any GPU partition for "")."""
     offering = [
         name
         for name, settings in sorted((site.get("partitions") or {}).items())
         if (settings or {}).get("max_gpu")
-        and (needed & set((settings or {}).get("available_gpu_models") or ()) or "" in needed)
+        and (not gpu_type or gpu_type in ((settings or {}).get("available_gpu_models") or ()))
     ]
     return offering[0] if offering else None
 
 
 def preflight(
-    config: dict, registry: Registry, models: Iterable[str], log_path: str | Path | None = None
+    config: dict,
+    registry: Registry,
+    models: Iterable[str],
+    log_path: str | Path | None = None,
+    conda_prefix: str | Path | None = None,
 ) -> None:
     """Rule preflight: print every check (and write them to ``log_path``), then fail when any
-    failed."""
-    found = checks(config, registry, models, os.environ)
+    failed. ``conda_prefix``: where Snakemake builds conda environments (None: no conda
+    deployment)."""
+    found = checks(config, registry, models, os.environ, conda_prefix)
     lines = [check.line() for check in found]
     print("\n".join(lines), flush=True)
     failed = [check.name for check in found if check.ok is False]
