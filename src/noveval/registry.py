@@ -80,6 +80,10 @@ class ModelSpec:
     # Job sizing overrides (SLURM resources); None: derived from gpus and engine.
     cpus_per_gpu: int | None = None
     mem_mb: int | None = None
+    # Node constraint (sbatch -C; a label the site file's `constraints` maps to the site's node
+    # features) and extra sbatch options of the model's jobs (the plugin's slurm_extra).
+    constraint: str | None = None
+    slurm_extra: str | None = None
     # Weights of vLLM models (rule weights): the hub commit to download, and its size for the plan.
     revision: str | None = None
     download_gb: float | None = None
