@@ -5,9 +5,10 @@ rule preflight:
         f"{LOGS}/preflight.log",
     retries: 0  # a failed check is for the user to fix, not to retry
     localrule: True
+    params:
+        models=NOVBENCH.models_used() | JUDGES.models_used(),
+        planned_jobs=lambda wildcards: JOBS.planned(),  # every inference job's resources
     run:
         from noveval.preflight import preflight
 
-        preflight(
-            config, REGISTRY, NOVBENCH.models_used() | JUDGES.models_used(), log[0]
-        )
+        preflight(config, REGISTRY, params.models, log[0], params.planned_jobs)

@@ -1,4 +1,5 @@
-"""Inference jobs sized to the site: chunks, time limits by attempt, GPU types and constraints."""
+"""Inference jobs sized to the site: chunks, time limits by attempt, GPU types and constraints,
+and preflight's check of every planned job against the partitions SLURM reports."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from snakemake.utils import update_config, validate
 from noveval.batches import gather_responses
 from noveval.chat_requests import build_request
 from noveval.chunks import attempt_runtime, chunk_count, chunk_ids, chunk_names, parse_chunk
-from noveval.cluster import InferenceJobs
+from noveval.cluster import InferenceJobs, PlannedJob
 from noveval.inference import run_inference
 from noveval.novbench.grid import novbench_grid
+from noveval.preflight import job_limits_check, partition_limits, slurm_minutes
 from noveval.registry import load_registry
 from noveval.site import Site
 
@@ -173,3 +175,40 @@ def test_chunks_answer_their_share_and_a_rerun_sends_nothing(tmp_path, loopback,
     sent = len(loopback.bodies)
     chunk("2-of-2")  # resumed or rerun: its calls come from the journal
     assert len(loopback.bodies) == sent
+
+
+def test_sinfo_time_limits_gres_and_memory_are_read():
+    assert [slurm_minutes(t) for t in ("1:00:00", "30:00", "2-00:00:00", "45", "infinite")] == [
+        60, 30, 2880, 45, math.inf
+    ]  # fmt: skip
+    found = partition_limits(
+        "cpu 1:00:00 (null) 20000\ngpu 10:00:00 gpu:a100:2(S:0) 20000\n"
+        "gpu 10:00:00 gpu:a100:4,gpu:h100:1 512000+\n"
+    )
+    assert found["cpu"].max_minutes == 60 and found["cpu"].gpus == {}
+    assert found["gpu"].gpus == {"a100": 4, "h100": 1} and found["gpu"].mem_mb == 512_000
+
+
+def test_preflight_names_the_planned_jobs_that_fit_no_partition():
+    partitions = partition_limits("cpu 1:00:00 (null) 20000\ngpu 1:00:00 gpu:a100:2 20000\n")
+    site = {"partitions": {"cpu": {}, "gpu": {}}}
+    fitting = [
+        PlannedJob("novbench/d/small/cells/1-of-1", 1, "a100", 40, 3000),
+        PlannedJob("judges/d/gpt-4o/cells/1-of-1", 0, "", 60, 4000),
+    ]
+    ok = job_limits_check(fitting, partitions, site)
+    assert ok.ok and ok.detail == "all 2 inference jobs fit a partition (longest 60 min)"
+    misfits = [
+        PlannedJob("novbench/d/big/cells/1-of-2", 2, "a100", 61, 3000),  # too long
+        PlannedJob("novbench/d/wide/cells/1-of-1", 4, "a100", 30, 3000),  # too many GPUs
+        PlannedJob("novbench/d/other/cells/1-of-1", 1, "h100", 30, 3000),  # no such GPU type
+        PlannedJob("judges/d/fat/cells/1-of-1", 0, "", 30, 30_000),  # too much memory
+    ]
+    failed = job_limits_check(fitting + misfits, partitions, site)
+    assert not failed.ok
+    assert failed.detail.startswith(
+        "4 of 6 inference jobs fit no partition (cpu 60 min, gpu 60 min)"
+    )
+    assert "novbench/d/big/cells/1-of-2 (61 min, 2 x a100, 3000 MB)" in failed.detail
+    assert "judges/d/fat/cells/1-of-1 (30 min, 30000 MB)" in failed.detail
+    assert "small" not in failed.detail and "gpt-4o" not in failed.detail

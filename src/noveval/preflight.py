@@ -5,13 +5,14 @@ site file, the site's partitions and GPU types as SLURM knows them, the weights 
 with room for the weights not downloaded yet), a pinned revision of every open model and hub
 scorer, a Hugging Face token with access to each gated model, each API key, that each hosted
 model is still served (the provider's model lookup; a retired one is named with the published
-numbers it can no longer reproduce), each configured substitution of a model, and the NVIDIA
-driver of the GPU nodes. It prints one line per check and fails after the last one when any
-failed.
+numbers it can no longer reproduce), each configured substitution of a model, the NVIDIA
+driver of the GPU nodes, and that every planned inference job fits a partition. It prints one
+line per check and fails after the last one when any failed.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -141,6 +142,89 @@ def partition_checks(site: dict, known: dict[str, set[str]], needed_gpu_types: s
         "; ".join(problems) if problems else f"grid needs {needed}; SLURM offers them",
     )
     return [names, types]
+
+
+@dataclass(frozen=True)
+class PartitionLimits:
+    """What one SLURM partition's nodes offer (``sinfo``): time limit, GPUs by type, memory."""
+
+    max_minutes: float
+    gpus: dict[str, int]  # GRES type ("" untyped) -> GPUs per node
+    mem_mb: int
+
+
+def slurm_minutes(limit: str) -> float:
+    """Minutes of a SLURM time limit as sinfo prints it ([days-]hours:minutes:seconds, or
+    minutes:seconds; ``infinite``)."""
+    if limit in ("infinite", "UNLIMITED", "n/a"):
+        return math.inf
+    days, _, clock = limit.rpartition("-")
+    parts = [int(part) for part in clock.split(":")]
+    if len(parts) == 1:  # minutes alone
+        parts = [0, parts[0], 0]
+    hours, minutes, seconds = [0] * (3 - len(parts)) + parts
+    return int(days or 0) * 1440 + hours * 60 + minutes + seconds / 60
+
+
+def partition_limits(sinfo_output: str) -> dict[str, PartitionLimits]:
+    """Partitions from ``sinfo --noheader --format='%R %l %G %m'`` (one line per node group;
+    a partition keeps the most of each)."""
+    found: dict[str, PartitionLimits] = {}
+    for line in sinfo_output.splitlines():
+        if not line.strip():
+            continue
+        name, limit, gres, memory = line.split()
+        gpus = {}
+        for match in re.finditer(r"gpu(?::([^:,()\s]+))?:(\d+)", gres):
+            gpus[match.group(1) or ""] = int(match.group(2))
+        seen = found.get(name, PartitionLimits(0, {}, 0))
+        found[name] = PartitionLimits(
+            max(seen.max_minutes, slurm_minutes(limit)),
+            {t: max(n, seen.gpus.get(t, 0)) for t, n in {**seen.gpus, **gpus}.items()},
+            max(seen.mem_mb, int(re.sub(r"\D", "", memory) or 0)),
+        )
+    return found
+
+
+def fits(job, partition: PartitionLimits) -> bool:
+    """Whether a planned job (``noveval.cluster.PlannedJob``) fits a partition's nodes."""
+    offered = (
+        sum(partition.gpus.values())
+        if not job.gpu_type
+        else max(partition.gpus.get(job.gpu_type, 0), partition.gpus.get("", 0))
+    )
+    return (
+        job.runtime <= partition.max_minutes
+        and job.mem_mb <= partition.mem_mb
+        and job.gpus <= offered
+    )
+
+
+def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: dict) -> Check:
+    """Every planned inference job fits one of the site file's partitions as SLURM reports them
+    (time limit, GPUs of its type per node, memory); the jobs that fit none are named."""
+    named = set(site.get("partitions") or ()) & set(partitions) or set(partitions)
+    usable = [partitions[name] for name in sorted(named)]
+    misfits = [job for job in jobs if not any(fits(job, p) for p in usable)]
+    if not misfits:
+        longest = max((job.runtime for job in jobs), default=0)
+        return Check(
+            "job limits",
+            True,
+            f"all {len(jobs)} inference jobs fit a partition (longest {longest} min)",
+        )
+    names = "; ".join(
+        f"{job.name} ({job.runtime} min, {job.gpus} x {job.gpu_type or 'GPU'}, {job.mem_mb} MB)"
+        if job.gpus
+        else f"{job.name} ({job.runtime} min, {job.mem_mb} MB)"
+        for job in misfits
+    )
+    limits = ", ".join(f"{name} {partitions[name].max_minutes:g} min" for name in sorted(named))
+    return Check(
+        "job limits",
+        False,
+        f"{len(misfits)} of {len(jobs)} inference jobs fit no partition ({limits}): {names}",
+    )
 
 
 def weights_cache_check(cache: Path, missing_gb: float) -> Check:
@@ -342,9 +426,14 @@ def site_file_path(env: Mapping[str, str]) -> str:
 
 
 def checks(
-    config: dict, registry: Registry, models: Iterable[str], env: Mapping[str, str]
+    config: dict,
+    registry: Registry,
+    models: Iterable[str],
+    env: Mapping[str, str],
+    planned_jobs: list = (),
 ) -> list[Check]:
-    """Every check of the grid's ``models`` (the registry's names) under ``config``."""
+    """Every check of the grid's ``models`` (the registry's names) under ``config``, and of its
+    ``planned_jobs`` (``noveval.cluster.PlannedJob``)."""
     models = sorted(models)
     specs = [registry.model(name) for name in models]
     site_path = site_file_path(env)
@@ -387,6 +476,13 @@ def checks(
         found.append(Check("NVIDIA driver", False, "no GPU partition in the site file"))
     else:
         found.append(gpu_driver_check(partition))
+    if planned_jobs:
+        ok, output = run_command(["sinfo", "--noheader", "--format=%R %l %G %m"])
+        found.append(
+            job_limits_check(list(planned_jobs), partition_limits(output), site)
+            if ok
+            else Check("job limits", False, f"sinfo failed: {output}")
+        )
     return found
 
 
@@ -412,11 +508,15 @@ def driver_partition(site: dict, specs: list) -> str | None:
 
 
 def preflight(
-    config: dict, registry: Registry, models: Iterable[str], log_path: str | Path | None = None
+    config: dict,
+    registry: Registry,
+    models: Iterable[str],
+    log_path: str | Path | None = None,
+    planned_jobs: list = (),
 ) -> None:
     """Rule preflight: print every check (and write them to ``log_path``), then fail when any
     failed."""
-    found = checks(config, registry, models, os.environ)
+    found = checks(config, registry, models, os.environ, planned_jobs)
     lines = [check.line() for check in found]
     print("\n".join(lines), flush=True)
     failed = [check.name for check in found if check.ok is False]
