@@ -18,7 +18,13 @@ from noveval.chunks import attempt_runtime, chunk_count, chunk_ids, chunk_names,
 from noveval.cluster import InferenceJobs, PlannedJob
 from noveval.inference import run_inference
 from noveval.novbench.grid import novbench_grid
-from noveval.preflight import job_limits_check, partition_limits, slurm_minutes
+from noveval.preflight import (
+    driver_partition,
+    job_limits_check,
+    partition_limits,
+    site_gpu_type,
+    slurm_minutes,
+)
 from noveval.registry import load_registry
 from noveval.site import Site
 
@@ -212,3 +218,16 @@ def test_preflight_names_the_planned_jobs_that_fit_no_partition():
     assert "novbench/d/big/cells/1-of-2 (61 min, 2 x a100, 3000 MB)" in failed.detail
     assert "judges/d/fat/cells/1-of-1 (30 min, 30000 MB)" in failed.detail
     assert "small" not in failed.detail and "gpt-4o" not in failed.detail
+
+
+def test_preflight_reads_gpu_types_as_the_site_names_them():
+    site = {
+        "gpu_types": {"a100": "a100-sxm4"},
+        "partitions": {"gpu": {"max_gpu": 4, "available_gpu_models": ["a100-sxm4"]}},
+    }
+    spec = REGISTRY.model(SEVENTY_B)
+    assert site_gpu_type(site, spec) == "a100-sxm4" and driver_partition(site, [spec]) == "gpu"
+    assert (
+        site_gpu_type({}, spec) == "a100"
+        and driver_partition({**site, "gpu_types": {}}, [spec]) is None
+    )

@@ -441,7 +441,7 @@ def checks(
     found = [site_line]
 
     ok, output = run_command(["sinfo", "--noheader", "--format=%R %G"])
-    needed_gpu_types = {gpu_model(spec) for spec in specs if gpus(spec) and gpu_model(spec)}
+    needed_gpu_types = {site_gpu_type(site, spec) for spec in specs if gpus(spec)} - {""}
     if ok:
         found += partition_checks(site, slurm_partitions(output), needed_gpu_types)
     else:
@@ -495,9 +495,14 @@ def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list
     return [registry.scorers[name] for name in names if name in registry.scorers]
 
 
+def site_gpu_type(site: dict, spec: ModelSpec) -> str:
+    """The GRES type of the model's GPUs as the site file's ``gpu_types`` names it."""
+    return (site.get("gpu_types") or {}).get(gpu_model(spec), gpu_model(spec))
+
+
 def driver_partition(site: dict, specs: list) -> str | None:
     """A partition that runs the grid's GPU jobs (None: no partition of the site file does)."""
-    needed = {gpu_model(spec) for spec in specs if gpus(spec)}
+    needed = {site_gpu_type(site, spec) for spec in specs if gpus(spec)}
     offering = [
         name
         for name, settings in sorted((site.get("partitions") or {}).items())
