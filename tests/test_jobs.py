@@ -4,6 +4,7 @@ and preflight's check of every planned job against the partitions SLURM reports.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pandas as pd
@@ -231,3 +232,10 @@ def test_preflight_reads_gpu_types_as_the_site_names_them():
         site_gpu_type({}, spec) == "a100"
         and driver_partition({**site, "gpu_types": {}}, [spec]) is None
     )
+
+
+def test_where_a_model_runs_changes_no_fingerprint():
+    spec = REGISTRY.model("qwen3-32b")
+    moved = replace(spec, constraint="gpu80g", slurm_extra="--exclusive")
+    assert moved.fingerprint() == replace(spec, constraint=None).fingerprint()
+    assert replace(spec, context_length=4096).fingerprint() != spec.fingerprint()
