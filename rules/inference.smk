@@ -1,16 +1,22 @@
+from noveval.batches import chunk_path, gather_responses
 from noveval.cluster import (
+    InferenceJobs,
     api_inference_on_host,
     api_models_pattern,
     inference_env,
-    inference_resources,
 )
+from noveval.site import Site
 from noveval.weights import weights_inputs
 
+# Each batch's chunks and their SLURM resources, from the site file the SLURM profile reads.
+JOBS = InferenceJobs(GRIDS, REGISTRY, config, Site.load())
 
-# One job per model, dataset and batch (the grid's cells, or a preliminary step): one server
-# start answers them all. Operational settings (concurrency, timeouts, retries) are read from
-# the config in the job, so changing them reruns nothing; the failure budget changes what the
-# job writes, so it is a param.
+
+# One job per chunk of a model, dataset and batch (the grid's cells, or a preliminary step): one
+# server start answers the chunk's share of the batch's calls; a batch that fits a share of its
+# partition's time limit is one chunk. Operational settings (concurrency, timeouts, retries) are
+# read from the config in the job, so changing them reruns nothing; the failure budget changes
+# what the job writes, so it is a param.
 rule infer:
     input:
         requests=lambda wildcards: GRIDS[wildcards.track].batch_requests(
@@ -20,17 +26,17 @@ rule infer:
             REGISTRY.model(wildcards.model), RESULTS
         ),
     output:
-        f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/responses/{{batch}}.parquet",
+        chunk_path(RESULTS, "{track}", "{dataset}", "{model}", "{batch}", "{chunk}"),
     log:
-        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/infer.log",
-        failures=f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/failures.json",
+        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/{{chunk}}/infer.log",
+        failures=f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/{{chunk}}/failures.json",
     benchmark:
-        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/infer.benchmark.tsv"
+        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/{{chunk}}/infer.benchmark.tsv"
     conda:
         lambda wildcards: f"../envs/{inference_env(REGISTRY.model(wildcards.model))}"
     threads: lambda wildcards: 2 if REGISTRY.model(wildcards.model).engine == "llamacpp" else 1
     resources:
-        **inference_resources(REGISTRY, config),
+        **JOBS.resources(),
     params:
         registry=config["registry"],
         failure_budget=config["inference"]["failure_budget"],
@@ -56,3 +62,16 @@ if api_inference_on_host():
 
     localrules:
         infer_api,
+
+
+# A batch's responses table: its chunks' rows, gathered on the submit host.
+rule responses:
+    input:
+        lambda wildcards: JOBS.chunk_paths(RESULTS, wildcards),
+    output:
+        f"{RESULTS}/{{track}}/{{dataset}}/{{model}}/responses/{{batch}}.parquet",
+    log:
+        f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/responses.log",
+    localrule: True
+    run:
+        gather_responses(input, output[0], log[0])

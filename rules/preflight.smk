@@ -9,6 +9,8 @@ rule preflight:
     retries: 0  # a failed check is for the user to fix, not to retry
     localrule: True
     params:
+        models=NOVBENCH.models_used() | JUDGES.models_used(),
+        planned_jobs=lambda wildcards: JOBS.planned(),  # every inference job's resources
         # where Snakemake builds the jobs' conda environments (known when the run starts); None:
         # it deploys none
         conda_prefix=lambda wildcards: (
@@ -22,7 +24,8 @@ rule preflight:
         preflight(
             config,
             REGISTRY,
-            NOVBENCH.models_used() | JUDGES.models_used(),
+            params.models,
             log[0],
-            params.conda_prefix,
+            conda_prefix=params.conda_prefix,
+            planned_jobs=params.planned_jobs,
         )

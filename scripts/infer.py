@@ -1,5 +1,5 @@
-"""Rule infer: serve the model once, send the batch's calls no journal has answered, write the
-responses of every cell."""
+"""Rule infer: serve the model once, send the calls of the batch's chunk that no journal has
+answered, write their responses."""
 
 from noveval.inference import run_inference
 from noveval.logs import log_to
@@ -19,6 +19,9 @@ with log_to(snakemake.log[0]):
         },
         log_path=snakemake.log[0],
         failures_path=snakemake.log.failures,
-        job=f"{wildcards.track}/{wildcards.dataset}/{wildcards.model}/{wildcards.batch}",
+        job="/".join(
+            [wildcards.track, wildcards.dataset, wildcards.model, wildcards.batch, wildcards.chunk]
+        ),
+        chunk=wildcards.chunk,
         threads=snakemake.threads,
     )

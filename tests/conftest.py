@@ -37,6 +37,7 @@ LOOPBACK_KEY = {"NOVEVAL_TEST_KEY": "sk-loopback"}
 # Hosted models the embedded run points at the loopback server: gpt-4o runs in it, gpt-5.1 is
 # the model that overlays add.
 LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1")
+PAPER_GRID_MINUTES = 600  # the partitions' time limit of the paper grid's site file
 
 
 def unavailable(reason: str, required_by: str) -> None:
@@ -281,13 +282,20 @@ class PaperGrid:
 @pytest.fixture(scope="session")
 def paper_grid(tmp_path_factory) -> PaperGrid:
     """``config/paper.yaml`` planned once for the tests that read it: a dry run with the SLURM
-    profile and the ``plan`` target, with no cluster file and no API key (and the conda stand-in,
-    which the profile's conda deployment asks for its platform)."""
+    profile and the ``plan`` target, with no cluster file and no API key, against a site file
+    whose partitions allow :data:`PAPER_GRID_MINUTES` (shorter than the shipped one's), with the
+    conda stand-in, which the profile's conda deployment asks for its platform."""
     folder = tmp_path_factory.mktemp("paper-grid")
     overlay = write_yaml(folder / "results.yaml", {"results": str(folder / "results")})
     configs = ["--configfile", "config/config.yaml", "config/paper.yaml", str(overlay)]
     keys = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
-    env = snakemake_env(**dict.fromkeys(keys, ""), SLURM_CONF="/nonexistent")
+    site = yaml.safe_load((REPO / "profiles" / "slurm" / "site.yaml").read_text())
+    for partition in site["partitions"].values():
+        partition["max_runtime"] = PAPER_GRID_MINUTES
+    site_file = write_yaml(folder / "site.yaml", site)
+    env = snakemake_env(
+        **dict.fromkeys(keys, ""), SLURM_CONF="/nonexistent", NOVEVAL_SLURM_SITE=str(site_file)
+    )
     env["PATH"] = f"{REPO / 'tests' / 'conda' / 'bin'}:{env['PATH']}"
     dry = run_snakemake("-n", "--profile", "profiles/slurm", *configs, env=env)
     run_snakemake("--cores", "1", "plan", *configs, env=env)

@@ -146,7 +146,7 @@ def test_unreachable_endpoint_fails_loudly_or_within_the_budget_and_reruns_the_f
     )
     output = failed.stdout + failed.stderr
     assert failed.returncode != 0, output[-3000:]
-    job = f"novbench/tiny/{PROXIED_MODEL}/cells"
+    job = f"novbench/tiny/{PROXIED_MODEL}/cells/1-of-1"  # the batch's one chunk
     assert f"{job}: 2 of 3 calls failed for good" in output
     assert "allows 0; cells: zero-none)" in output and "APIConnectionError" in output
     assert "Inference jobs with failed calls" in output
@@ -214,7 +214,7 @@ def test_killed_llama_server_fails_the_job_and_a_rerun_sends_exactly_the_failed_
         perturbations=["none"],
     )
     results = tmp_path / "results"
-    batch = f"novbench/tiny/{model}/cells"
+    batch = f"novbench/tiny/{model}/cells/1-of-1"
     responses = results / "novbench" / "tiny" / model / "responses" / "cells.parquet"
     target = [str(responses), "--cores", "2", "--configfile", str(config)]
     cache = results / "cache" / model

@@ -6,21 +6,27 @@ import hashlib
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SAMPLE, planned_jobs, run_snakemake, snakemake_env, write_yaml
+from conftest import (
+    PAPER_GRID_MINUTES,
+    REPO,
+    SAMPLE,
+    planned_jobs,
+    run_snakemake,
+    snakemake_env,
+    write_yaml,
+)
 from snakemake.utils import update_config, validate
 
 from noveval import cluster
-from noveval.chat_requests import REQUEST_COLUMNS, build_request
 from noveval.datasets import download, release_files
 from noveval.engines.servers import server_command
-from noveval.files import write_table
 from noveval.judges.calibration import calibrate
 from noveval.plan import (
     PlanSettings,
@@ -89,38 +95,16 @@ def test_paper_overlay_validates_and_selects_the_whole_grid():
     assert releases["emnlp2023"].url.endswith("/data/Final_data.json")
 
 
-def test_slurm_resources_follow_the_allocation(tmp_path):
-    config = {"decoding": {"max_tokens": 4096}, "inference": {"concurrency": 16}, "plan": {}}
-    resources = cluster.inference_resources(REGISTRY, config)
-
-    class Wildcards:
-        model = "deepseek-r1-distill-llama-70b"
-
-    assert resources["gpu"](Wildcards) == 2 and resources["gpu_model"](Wildcards) == "a100"
-    assert resources["cpus_per_gpu"](Wildcards) == 8 and resources["mem_mb"](Wildcards) == 128_000
-    spec = REGISTRY.model(Wildcards.model)
-    requests = tmp_path / "requests.parquet"
-    rows = [
-        build_request(f"p{i}", spec, [{"role": "user", "content": "x"}], {
-            "temperature": 0.0, "seed": 0, "max_tokens": 4096})
-        for i in range(40)
-    ]  # fmt: skip
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests)
-    other_cell = tmp_path / "other-cell.parquet"
-    write_table(pd.DataFrame(rows[:20], columns=REQUEST_COLUMNS), other_cell)
-    batch = SimpleNamespace(requests=[str(requests), str(other_cell)], weights=[])
-    minutes = resources["runtime"](Wildcards, batch)  # one job answers both cells' 60 calls
-    settings = PlanSettings()
-    assert minutes == runtime_minutes(spec, 60, 4096, 16, settings)
-    hours = 5 / 60 + 60 * 1700 / 100 / 3600  # start + 60 calls x 1,700 tokens at 100 tokens/s
-    assert minutes == math.ceil(1.5 * hours * 60 + 10)
-    with pytest.raises(FileNotFoundError) as missing:
-        later = SimpleNamespace(requests=[str(tmp_path / "later.parquet")], weights=[])
-        resources["runtime"](Wildcards, later)
-    assert missing.value.filename == str(tmp_path / "later.parquet")
-
-    Wildcards.model = "gpt-4o"
-    assert [resources[k](Wildcards) for k in ("gpu", "gpu_model", "cpus_per_gpu")] == [0, "", 0]
+def test_slurm_resources_follow_the_allocation():
+    spec = REGISTRY.model("deepseek-r1-distill-llama-70b")
+    assert cluster.gpus(spec) == 2 and cluster.gpu_model(spec) == "a100"
+    assert cluster.cpus_per_gpu(spec) == 8 and cluster.mem_mb(spec) == 128_000
+    # 60 calls x 1,700 tokens at 100 tokens/s after a 5-min start, with the safety factor
+    hours = 5 / 60 + 60 * 1700 / 100 / 3600
+    assert runtime_minutes(spec, 60, 4096, 16, PlanSettings()) == math.ceil(1.5 * hours * 60 + 10)
+    hosted = REGISTRY.model("gpt-4o")
+    sizes = (cluster.gpus, cluster.gpu_model, cluster.cpus_per_gpu)
+    assert [size(hosted) for size in sizes] == [0, "", 0]
     assert cluster.inference_env(REGISTRY.model("qwen3-8b")) == "inference-vllm.yaml"
     assert cluster.inference_env(REGISTRY.model("gpt-4o")) == "noveval.yaml"
 
@@ -219,13 +203,18 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     assert jobs["novbench_requests"] == str(20 * (9 + 6) + 3 * 3)
     # the three datasets (emnlp2023-release100 reads Final_data.json too), the released change, del
     assert jobs["novbench_download"] == "5" and "Group job scores" in planned
-    # One inference job (one server start) per model and dataset, plus the paraphrases of EMNLP
-    # and COLING; the six judge backbones on the judges' one dataset.
-    batches = re.findall(
-        r"wildcards: track=(\w+), dataset=(\S+), model=(\S+), batch=(\S+)", planned
+    # One batch (one responses table) per model and dataset, plus the paraphrases of EMNLP and
+    # COLING; the six judge backbones on the judges' one dataset. A batch is one inference job
+    # (one server start) per chunk: more than one where it would outlast the site's partitions.
+    chunks = re.findall(
+        r"wildcards: track=(\w+), dataset=(\S+), model=(\S+), batch=(\w+), chunk=(\d+)-of-(\d+)",
+        planned,
     )
-    inference_jobs = int(jobs["infer"]) + int(jobs["infer_api"])
-    assert len(batches) == inference_jobs == len(set(batches)) == 20 * 2 + 1 + 2 + 6
+    assert len(chunks) == int(jobs["infer"]) + int(jobs["infer_api"]) == len(set(chunks))
+    batches = {tuple(batch): int(count) for *batch, _, count in chunks}
+    assert len(batches) == int(jobs["responses"]) == 20 * 2 + 1 + 2 + 6
+    assert sum(batch[-1] == "paraphrase" for batch in batches) == 2
+    assert sum(batches.values()) == len(chunks) > len(batches)
     # Hosted-API models' calls are jobs of rule infer_api, a local rule (on the submitting host:
     # tests/test_slurm.py), the served models' are jobs of infer (SLURM jobs).
     inference = [
@@ -235,7 +224,6 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     ]
     assert {rule for rule, engine in inference if engine == "api"} == {"infer_api"}
     assert {rule for rule, engine in inference if engine != "api"} == {"infer"}
-    assert sum(batch == "paraphrase" for *_, batch in batches) == 2
     # one download per open model and per hub scorer, each pinned (preflight fails otherwise)
     downloads = set(re.findall(r"output: \S+/weights/([^/\s]+)\.json", planned))
     open_models = {name for name in NOVBENCH_MODELS if REGISTRY.model(name).engine == "vllm"}
@@ -247,6 +235,34 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     hosted = {"gpt-4o", "gpt-3.5-turbo", "gpt-5", "gemini-2.5-flash"}
     assert set(models["model"]) == set(NOVBENCH_MODELS) - hosted
     assert (models["gpu_hours"] > 0).all() and table.iloc[-1]["api_cost_usd"] > 0
+
+
+@pytest.mark.workflow
+def test_paper_grid_has_no_job_over_the_partitions_limit(paper_grid):
+    """The paper grid's dry run against a site whose partitions allow 600 minutes: every job
+    that asks for a time limit asks for at most that; inference is split into chunks, the 70B
+    models' into the most."""
+    runtimes = [
+        (rule, wildcards, int(minutes))
+        for rule, wildcards, minutes in planned_resource(paper_grid.dry_run, "runtime")
+    ]
+    infer = [(w["model"], minutes) for rule, w, minutes in runtimes if rule == "infer"]
+    assert len(infer) > 100 and max(minutes for *_, minutes in runtimes) <= PAPER_GRID_MINUTES
+    chunks = Counter(model for model, _ in infer)
+    assert chunks["deepseek-r1-distill-llama-70b"] > chunks["qwen3-8b"] > 1
+
+
+def planned_resource(dry_run: str, name: str) -> list[tuple[str, dict[str, str], str]]:
+    """(rule, wildcards, value of resource ``name``) of each job a dry run lists with it."""
+    found = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", dry_run):
+        rule = re.match(r"(?:local)?rule (\w+):", block)
+        value = re.search(rf"\n\s+resources: .*\b{name}=([^,\n]+)", block)
+        if rule and value:
+            pairs = re.search(r"\n\s+wildcards: (.*)", block)
+            wildcards = dict(p.split("=", 1) for p in pairs.group(1).split(", ")) if pairs else {}
+            found.append((rule.group(1), wildcards, value.group(1)))
+    return found
 
 
 def test_release_download_checks_its_digest(tmp_path):

@@ -83,7 +83,7 @@ def job(tmp_path: Path, server: LoopbackAPI, model: str, calls: int = 3) -> dict
     pd.DataFrame(rows).to_parquet(requests, index=False)
     return {
         "requests_paths": [str(requests)],
-        "responses_path": str(model_folder / "responses" / "batch-0.parquet"),
+        "responses_path": str(model_folder / "responses" / "cells" / "1-of-1.parquet"),
         "model": model,
         "registry_path": str(registry),
         "cache_dir": str(tmp_path / "cache"),

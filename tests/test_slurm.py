@@ -150,14 +150,16 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
         "papers": logs / "papers.log",
         "inputs": logs / "inputs-none.log",
         "requests": logs / GPU_MODEL / "zero-none" / "requests.log",
-        "infer": logs / GPU_MODEL / "cells" / "infer.log",
+        "infer": logs / GPU_MODEL / "cells" / "1-of-1" / "infer.log",  # the batch's one chunk
         "parse": logs / GPU_MODEL / "zero-none" / "parse.log",
         "score": logs / GPU_MODEL / "score.log",
         "human": logs / "human" / "score.log",
         "table": logs / "table.log",
         "radar": logs / "sentiment_radar.log",
     }
-    assert sorted(logs.rglob("*.log")) == sorted(expected.values())
+    # ... but the gathering of the batch's chunks, which runs on the submit host
+    gathered = logs / GPU_MODEL / "cells" / "responses.log"
+    assert sorted(logs.rglob("*.log")) == sorted([*expected.values(), gathered])
     found = {step: JOB_ID.search(path.read_text()) for step, path in expected.items()}
     assert all(found.values()), {step: bool(match) for step, match in found.items()}
     job_of = {step: match.group(1) for step, match in found.items()}
@@ -267,7 +269,8 @@ def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm
     assert lines[13].startswith(f"OK    environments space: {tmp_path / 'conda'}: ")
     assert lines[13].endswith("for inference-vllm.yaml, noveval.yaml")
     assert lines[14].startswith("FAIL  NVIDIA driver (a100 nodes): partition gpu: ")
-    assert "nvidia-smi" in lines[14] and len(lines) == 15
+    assert "nvidia-smi" in lines[14]
+    assert lines[15].startswith("OK    job limits: all ") and len(lines) == 16
     assert (
         "pre-flight: 3 failed (key OPENAI_API_KEY, model gpt-4o, NVIDIA driver (a100 nodes))"
         in run.stderr
@@ -302,7 +305,7 @@ def test_hosted_api_inference_runs_on_the_host_unless_the_site_says_slurm(
     configs = ["--configfile", "config/config.yaml", str(overlay)]
     model = results / "novbench" / "tiny" / "gpt-4o"
     responses = str(model / "responses" / "cells.parquet")
-    infer_log = results / "logs" / "novbench" / "tiny" / "gpt-4o" / "cells" / "infer.log"
+    infer_log = results / "logs" / "novbench" / "tiny" / "gpt-4o" / "cells" / "1-of-1" / "infer.log"
     # The requests on the local executor (not under test here), the inference under the profile.
     run_snakemake(str(model / "zero-none" / "requests.parquet"), "--cores", "1", *configs)
     site = {**yaml.safe_load((SCRIPTS / "ci-site.yaml").read_text()), "api_inference": "slurm"}
@@ -321,3 +324,31 @@ def test_hosted_api_inference_runs_on_the_host_unless_the_site_says_slurm(
     assert reached in preflight.stdout.splitlines()
     run_snakemake(responses, *profile, "--forcerun", "infer_api", *configs, env=env)
     assert re.findall(r"SLURM_JOB_ID=(\S+)", infer_log.read_text())[-1].isdigit()
+
+
+def test_preflight_names_a_job_longer_than_any_partition(tmp_path, slurm_cluster):
+    """A model start assumed to take 10 hours makes the GPU model's one inference job ask for
+    more than the partitions' 600 minutes (MaxTime, as sinfo reports it): preflight names it."""
+    overlay = write_yaml(
+        tmp_path / "long.yaml",
+        {
+            "registry": str(gpu_registry(tmp_path)),
+            "results": str(tmp_path / "results"),
+            "plan": {"startup_min": 600},
+            "novbench": {"models": [GPU_MODEL], "strategies": ["zero"], "perturbations": ["none"]},
+            "judges": {"datasets": {"sample": None}},
+        },
+    )
+    env = snakemake_env(**slurm_cluster, NOVEVAL_SLURM_SITE=str(SCRIPTS / "ci-site.yaml"))
+    configs = ["--configfile", "config/config.yaml", str(overlay)]
+    run = run_snakemake("preflight", "--profile", "profiles/slurm", *configs, check=False, env=env)
+
+    assert run.returncode != 0
+    # 1.5 x (600 min start + 7 papers' answers at 57 tokens/s) + 10 min
+    (line,) = [line for line in run.stdout.splitlines() if line.startswith("FAIL  job limits:")]
+    assert line.startswith(
+        "FAIL  job limits: 1 of 1 inference jobs fit no partition (cpu 600 min, gpu 600 min): "
+        f"novbench/sample/{GPU_MODEL}/cells/1-of-1 ("
+    )
+    assert line.endswith(" min, 1 x a100, 3000 MB)")
+    assert "job limits" in run.stderr

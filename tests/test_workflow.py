@@ -35,9 +35,13 @@ def test_novbench_grid_end_to_end(embedded_run):
     assert (table.loc[table["model"] == "gpt-4o", "n_empty"] == 2).all()
     assert (out / "sentiment_radar.png").stat().st_size > 10_000
     assert "Scored with" in (out / "table.md").read_text()
-    # One inference job, one server start, answered the model's 9 cells; one the paraphrases.
+    # One inference job, one server start, answered the model's 9 cells; one the paraphrases:
+    # each batch is one chunk, gathered into the batch's responses table.
     batch = out / "smollm2-135m" / "responses"
-    assert sorted(path.name for path in batch.iterdir()) == ["cells.parquet", "paraphrase.parquet"]
+    assert sorted(path.name for path in batch.iterdir()) == [
+        "cells", "cells.parquet", "paraphrase", "paraphrase.parquet"
+    ]  # fmt: skip
+    assert [path.name for path in (batch / "cells").iterdir()] == ["1-of-1.parquet"]
     responses = read_responses(batch / "cells.parquet", "zero-none")
     assert len(responses) == 2 and responses["error"].isna().all()
     assert (responses["output_tokens"] > 0).all()
@@ -45,8 +49,8 @@ def test_novbench_grid_end_to_end(embedded_run):
     paraphrases = read_responses(batch / "paraphrase.parquet", "paraphrase")
     assert paraphrases["item_id"].str.contains("#").all()
     logs = embedded_run.results / "logs" / "novbench" / "tiny"
-    infer_log = (logs / "smollm2-135m" / "cells" / "infer.log").read_text()
-    assert "smollm2-135m/cells: 9 cells," in infer_log
+    infer_log = (logs / "smollm2-135m" / "cells" / "1-of-1" / "infer.log").read_text()
+    assert "smollm2-135m/cells/1-of-1: 9 cells," in infer_log
     assert (logs / "papers.log").exists()  # every rule leaves its log
 
 
@@ -126,6 +130,7 @@ def test_a_new_model_reruns_only_its_jobs_and_the_tables(embedded_run, tmp_path)
     assert {rule for rule, wildcards in jobs if wildcards.get("model") == "gpt-5.1"} == {
         "novbench_requests",
         "infer_api",
+        "responses",
         "novbench_parse",
         "novbench_score",
     }
@@ -172,7 +177,10 @@ def test_a_changed_registry_entry_reruns_that_model_only(embedded_run):
     finally:
         registry_path.write_text(content)
     outputs = [line for line in planned.splitlines() if line.strip().startswith("output:")]
-    assert len(outputs) == 9 + 1 and all("/gpt-4o/" in line for line in outputs), planned[-2000:]
+    # 9 requests tables, the batch's one chunk, and its gathered responses table
+    assert len(outputs) == 9 + 1 + 1 and all("/gpt-4o/" in line for line in outputs), planned[
+        -2000:
+    ]
     assert "params have changed since last execution" in planned
 
 

@@ -2,8 +2,9 @@
 
 A batch is every call of one model on one dataset for one step of a track: the grid's cells,
 or a preliminary step whose answers other requests are built from (NovBench paraphrases, the
-judges' generated ideas and purpose-mechanism rewrites, NovBench's paper-type labels). Its
-responses table holds every cell's rows.
+judges' generated ideas and purpose-mechanism rewrites, NovBench's paper-type labels). Its jobs
+are its chunks (``noveval.chunks``), each writing its own responses table; the batch's responses
+table gathers them and holds every cell's rows.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+
+from noveval.files import write_table
 
 CELLS = "cells"
 PARAPHRASE = "paraphrase"
@@ -21,8 +24,22 @@ BATCHES = (CELLS, PARAPHRASE, GENERATION, REWRITE, PAPER_TYPE)
 
 
 def responses_path(results: str, track: str, dataset: str, model: str, batch: str) -> str:
-    """The responses table of one batch (rule infer's output)."""
+    """The responses table of one batch (rule responses' output: its chunks gathered)."""
     return f"{results}/{track}/{dataset}/{model}/responses/{batch}.parquet"
+
+
+def chunk_path(results: str, track: str, dataset: str, model: str, batch: str, chunk: str):
+    """The responses table of one chunk of a batch (rule infer's output)."""
+    return f"{results}/{track}/{dataset}/{model}/responses/{batch}/{chunk}.parquet"
+
+
+def gather_responses(chunk_paths: list[str | Path], path: str | Path, log_path: str | Path):
+    """The batch's responses table: its chunks' rows, in chunk order (counted in the log)."""
+    frames = [pd.read_parquet(chunk) for chunk in chunk_paths]
+    write_table(pd.concat(frames, ignore_index=True), path)
+    counts = ", ".join(f"{Path(c).stem}: {len(f)}" for c, f in zip(chunk_paths, frames))
+    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    Path(log_path).write_text(f"{path}: rows of {len(frames)} chunks ({counts})\n")
 
 
 def read_responses(path: str | Path, cell: str) -> pd.DataFrame:

@@ -1,11 +1,12 @@
 """SLURM resources and environments of inference jobs, from the model registry.
 
 The papers' allocation (``gpus``, ``gpu_model`` in models.yaml) becomes the SLURM executor
-plugin's ``gpu`` + ``gpu_model`` (sbatch ``--gpus=<model>:<n>``); CPUs and host memory scale with
+plugin's ``gpu`` + ``gpu_model`` (sbatch ``--gpus=<type>:<n>``, the type as the site file's
+``gpu_types`` names it), the model's ``constraint`` its ``constraint`` (sbatch ``-C``, through the
+site file's ``constraints``) and its ``slurm_extra`` the plugin's; CPUs and host memory scale with
 the GPUs unless the model overrides them; the time limit comes from the compute plan's estimate of
-the job (the number of calls of its batch, the model's throughput, one server start) with a
-safety factor. Partition, account
-and QoS are site settings: profiles/slurm/site.yaml.
+the job (its chunk of the batch's calls, the model's throughput, one server start) with a safety
+factor. Partition, account and QoS are site settings: profiles/slurm/site.yaml.
 
 Hosted-API models have a rule of their own, ``infer_api`` (the same job as ``infer``): a local
 rule, run on the submitting host, which reaches the providers, unless the site file says
@@ -15,24 +16,30 @@ each provider).
 
 from __future__ import annotations
 
-import errno
-import os
+import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
-import pyarrow.parquet as pq
-import yaml
-
-from noveval.plan import PlanSettings, runtime_minutes
+from noveval.batches import chunk_path
+from noveval.chunks import attempt_runtime, chunk_count, chunk_names
+from noveval.novbench import records
+from noveval.plan import (
+    PlanSettings,
+    generation_hours,
+    output_tokens_per_call,
+    runtime_minutes,
+    startup_hours,
+)
 from noveval.registry import ModelSpec, Registry
-from noveval.weights import DEFAULT_SITE_FILE, SITE_FILE_VARIABLE
+from noveval.site import Site
 
 CPUS_PER_GPU = 8
 MEM_MB_PER_GPU = 64_000
 MEM_MB_CPU_JOB = 4_000
 ENVS = {"vllm": "inference-vllm.yaml"}  # engine -> conda env file (envs/); others: noveval.yaml
-API_INFERENCE = ("host", "slurm")  # the site file's api_inference: where hosted-API calls run
 NO_MODEL = "(?!)"  # a pattern no name matches
 
 
@@ -58,36 +65,130 @@ def mem_mb(spec: ModelSpec) -> int:
     return MEM_MB_PER_GPU * gpus(spec) if gpus(spec) else MEM_MB_CPU_JOB
 
 
-def calls_in(requests_path: str) -> int:
-    """Rows of a requests table (from the Parquet footer, without reading the table).
+@dataclass(frozen=True)
+class PlannedJob:
+    """An inference job as the DAG plans it: what it asks SLURM for."""
 
-    A table not written yet raises FileNotFoundError naming it: Snakemake then waits for it.
+    name: str  # track/dataset/model/batch/chunk
+    gpus: int
+    gpu_type: str  # the site's GRES type; empty: any GPU, or none
+    runtime: int  # minutes, first attempt
+    mem_mb: int
+
+
+class InferenceJobs:
+    """The chunks of each inference batch and their SLURM resources, known when the DAG is built.
+
+    A batch's calls are estimated from the config and the releases' sizes (the grids'
+    ``batch_calls``); its estimate (one server start plus its output tokens at the model's
+    throughput, the compute plan's) is split into chunks of at most ``job_share`` of the longest
+    partition that takes the job (``noveval.chunks``). A chunk's time limit is the plan's with its
+    safety factor, and grows with Snakemake's ``attempt``.
     """
-    if not Path(requests_path).exists():
-        raise FileNotFoundError(errno.ENOENT, "requests table not written yet", str(requests_path))
-    return pq.ParquetFile(requests_path).metadata.num_rows
 
+    def __init__(self, grids: dict, registry: Registry, config: dict, site: Site):
+        self.grids, self.registry, self.config, self.site = grids, registry, config, site
+        self.settings = PlanSettings.from_config(config)
+        self._sizes: dict[tuple[str, str, str, str], tuple[int, int]] = {}
 
-def inference_resources(registry: Registry, config: dict) -> dict[str, Callable]:
-    """Resources of rule ``infer``, each a function of the job's wildcards (and input)."""
-    settings = PlanSettings.from_config(config)
-    max_tokens = config["decoding"]["max_tokens"]
-    concurrency = config["inference"]["concurrency"]
+    def spec(self, model: str) -> ModelSpec:
+        return self.registry.model(model)
 
-    def spec(wildcards) -> ModelSpec:
-        return registry.model(wildcards.model)
+    def max_tokens(self, track: str) -> int:
+        """The output-token cap of the track's calls."""
+        return self.config["judges" if track == "judges" else "decoding"]["max_tokens"]
 
-    def runtime(wildcards, input) -> int:
-        calls = sum(calls_in(path) for path in input.requests)
-        return runtime_minutes(spec(wildcards), calls, max_tokens, concurrency, settings)
+    def batch_calls(self, track: str, dataset: str, model: str, batch: str) -> int:
+        """The estimated calls of one batch (``noveval.novbench.grid``, ``noveval.judges.grid``)."""
+        grid = self.grids[track]
+        if track == "judges":
+            judges = self.config["judges"]
+            calls, by_change = judges["calls"], judges["calls_by_change"]
+            return grid.batch_calls(dataset, model, batch, calls, by_change)
+        return grid.batch_calls(dataset, model, batch, self.sentences_per_paper)
 
-    return {
-        "gpu": lambda wildcards: gpus(spec(wildcards)),
-        "gpu_model": lambda wildcards: gpu_model(spec(wildcards)),
-        "cpus_per_gpu": lambda wildcards: cpus_per_gpu(spec(wildcards)),
-        "mem_mb": lambda wildcards: mem_mb(spec(wildcards)),
-        "runtime": runtime,
-    }
+    @cached_property
+    def sentences_per_paper(self) -> float:
+        """Description sentences per paper of the shipped sample (the paraphrases' estimate)."""
+        papers = records.load_release(self.settings.sample)
+        return sum(map(len, papers["descriptions"])) / len(papers)
+
+    def size(self, track: str, dataset: str, model: str, batch: str) -> tuple[int, int]:
+        """(chunks, calls per chunk) of one batch."""
+        key = (track, dataset, model, batch)
+        if key not in self._sizes:
+            spec = self.spec(model)
+            calls = self.batch_calls(*key)
+            per_call = output_tokens_per_call(spec, self.max_tokens(track), self.settings)
+            concurrency = self.config["inference"]["concurrency"]
+            generation = generation_hours(spec, calls * per_call, concurrency, self.settings)
+            count = chunk_count(
+                generation * 60,
+                startup_hours(spec, self.settings) * 60,
+                self.limit(spec),
+                self.site.job_share,
+            )
+            self._sizes[key] = (count, math.ceil(calls / count))
+        return self._sizes[key]
+
+    def limit(self, spec: ModelSpec) -> float:
+        """Minutes of the longest partition that takes the model's jobs."""
+        return self.site.max_runtime(gpus(spec), self.site.gres_type(gpu_model(spec)))
+
+    def chunks(self, track: str, dataset: str, model: str, batch: str) -> list[str]:
+        """The chunk names of one batch (rule infer's ``chunk`` wildcard)."""
+        return chunk_names(self.size(track, dataset, model, batch)[0])
+
+    def chunk_paths(self, results: str, wildcards) -> list[str]:
+        """The responses tables of a batch's chunks (rule responses' inputs)."""
+        batch = (wildcards.track, wildcards.dataset, wildcards.model, wildcards.batch)
+        return [chunk_path(results, *batch, chunk) for chunk in self.chunks(*batch)]
+
+    def first_runtime(self, track: str, dataset: str, model: str, batch: str) -> int:
+        """The time limit of a chunk's first attempt: the plan's estimate with its safety factor."""
+        spec = self.spec(model)
+        calls = self.size(track, dataset, model, batch)[1]
+        concurrency = self.config["inference"]["concurrency"]
+        return runtime_minutes(spec, calls, self.max_tokens(track), concurrency, self.settings)
+
+    def resources(self) -> dict[str, Callable]:
+        """Resources of rule ``infer``, each a function of the job's wildcards (and attempt):
+        GPUs and their type as the site names it, node constraints, extra sbatch options."""
+
+        def spec(wildcards) -> ModelSpec:
+            return self.spec(wildcards.model)
+
+        def runtime(wildcards, attempt) -> int:
+            key = (wildcards.track, wildcards.dataset, wildcards.model, wildcards.batch)
+            return attempt_runtime(self.first_runtime(*key), attempt, self.limit(spec(wildcards)))
+
+        return {
+            "gpu": lambda wildcards: gpus(spec(wildcards)),
+            "gpu_model": lambda wildcards: self.site.gres_type(gpu_model(spec(wildcards))),
+            "cpus_per_gpu": lambda wildcards: cpus_per_gpu(spec(wildcards)),
+            "mem_mb": lambda wildcards: mem_mb(spec(wildcards)),
+            "runtime": runtime,
+            "constraint": lambda wildcards: self.site.constraint(spec(wildcards).constraint),
+            "slurm_extra": lambda wildcards: spec(wildcards).slurm_extra,
+        }
+
+    def planned(self) -> list[PlannedJob]:
+        """Every inference job of the grids, as the DAG plans it."""
+        jobs = []
+        for track, grid in self.grids.items():
+            for dataset, model, batch in grid.batches():
+                spec = self.spec(model)
+                for chunk in self.chunks(track, dataset, model, batch):
+                    jobs.append(
+                        PlannedJob(
+                            name=f"{track}/{dataset}/{model}/{batch}/{chunk}",
+                            gpus=gpus(spec),
+                            gpu_type=self.site.gres_type(gpu_model(spec)),
+                            runtime=self.first_runtime(track, dataset, model, batch),
+                            mem_mb=mem_mb(spec),
+                        )
+                    )
+        return jobs
 
 
 def inference_env(spec: ModelSpec) -> str:
@@ -107,9 +208,4 @@ def api_inference_on_host(site_file: str | Path | None = None) -> bool:
 
     The site file is ``site_file``, else ``$NOVEVAL_SLURM_SITE``, else profiles/slurm/site.yaml.
     """
-    path = Path(site_file or os.environ.get(SITE_FILE_VARIABLE, DEFAULT_SITE_FILE))
-    site = (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
-    where = site.get("api_inference") or "host"
-    if where not in API_INFERENCE:
-        raise ValueError(f"{path}: api_inference must be host or slurm, got {where!r}")
-    return where == "host"
+    return Site.load(site_file).api_inference == "host"

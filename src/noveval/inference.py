@@ -1,9 +1,11 @@
 """Run one inference job: the calls of a batch of requests tables that no journal has answered.
 
-A job serves one model once for a batch: every cell of the model on one dataset (or one
-preliminary step: paraphrases, generated ideas, rewrites). Its responses table holds every
-cell's rows, told apart by the ``cell`` column (the cell's folder under the model's, as
-``zero-none`` or ``pairwise/human-only/reference``); ``batches.read_responses`` reads one cell.
+A job serves one model once for a chunk of a batch (``noveval.chunks``): a batch is every cell
+of the model on one dataset (or one preliminary step: paraphrases, generated ideas, rewrites).
+Its responses table holds the rows of every cell whose calls fall in the chunk, told apart by
+the ``cell`` column (the cell's folder under the model's, as ``zero-none`` or
+``pairwise/human-only/reference``); the batch's table gathers its chunks', and
+``batches.read_responses`` reads one cell of it.
 
 A call that fails for good (after its retries) is never an answer: the job fails, writing no
 responses, unless the config's ``inference.failure_budget`` allows that many failures; then the
@@ -21,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.chat_requests import RESPONSE_COLUMNS
+from noveval.chunks import chunk_ids
 from noveval.engines.client import ClientSettings, send_requests
 from noveval.engines.journal import Journal, read_records
 from noveval.engines.provider_batches import BatchSettings, send_batches, uses_batch_api
@@ -48,6 +51,7 @@ def run_inference(
     job: str,
     threads: int = 1,
     weights_manifests: list[str | Path] = (),
+    chunk: str = "1-of-1",
 ) -> None:
     """Answer every request of the batch, reusing journaled answers, and write its responses.
 
@@ -58,12 +62,16 @@ def run_inference(
     :class:`FailedCallsError` (writing no responses) when more calls failed for good than
     ``settings["failure_budget"]`` allows; within the budget they are written with their error.
     ``failures_path`` receives the count per cell for the run's summary. ``weights_manifests``:
-    the downloaded weights a vLLM server reads offline (rule weights).
+    the downloaded weights a vLLM server reads offline (rule weights). ``chunk`` (``k-of-n``):
+    the share of the batch's calls this job answers (``noveval.chunks``).
     """
     registry = load_registry(registry_path)
     spec = registry.model(model)
     batched = uses_batch_api(registry, model, settings.get("batch_api"))
-    requests = batch_requests(requests_paths, Path(responses_path).parent.parent, model)
+    model_folder = Path(responses_path).parents[2]
+    requests = batch_requests(requests_paths, model_folder, model)
+    mine = chunk_ids(requests["request_id"].drop_duplicates().tolist(), chunk)
+    requests = requests[requests["request_id"].isin(mine)].reset_index(drop=True)
     unique = requests.drop_duplicates("request_id")
     journal = Journal(Path(cache_dir) / model, job_name=_job_name(responses_path))
     finished = journal.finished()

@@ -8,14 +8,15 @@ role sequences of our requests, a Hugging Face token with access to each gated m
 key, that each hosted model is still served (the provider's model lookup; a retired one is named
 with the published numbers it can no longer reproduce), each configured substitution of a model,
 glibc where vLLM is installed and runs, conda and the disk its environments take (under conda
-deployment), and the NVIDIA driver of each GPU type of the grid. It prints one line per check
-(OK, WARN, FAIL, or SKIP with why) and fails after the last one when any failed. The checks are
-registered in ``CHECKS``.
+deployment), the NVIDIA driver of each GPU type of the grid, and that every planned inference job
+fits a partition. It prints one line per check (OK, WARN, FAIL, or SKIP with why) and fails after
+the last one when any failed. The checks are registered in ``CHECKS``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -179,6 +180,89 @@ def partition_checks(site: dict, known: dict[str, set[str]], needed_gpu_types: s
         "; ".join(problems) if problems else f"grid needs {needed}; SLURM offers them",
     )
     return [names, types]
+
+
+@dataclass(frozen=True)
+class PartitionLimits:
+    """What one SLURM partition's nodes offer (``sinfo``): time limit, GPUs by type, memory."""
+
+    max_minutes: float
+    gpus: dict[str, int]  # GRES type ("" untyped) -> GPUs per node
+    mem_mb: int
+
+
+def slurm_minutes(limit: str) -> float:
+    """Minutes of a SLURM time limit as sinfo prints it ([days-]hours:minutes:seconds, or
+    minutes:seconds; ``infinite``)."""
+    if limit in ("infinite", "UNLIMITED", "n/a"):
+        return math.inf
+    days, _, clock = limit.rpartition("-")
+    parts = [int(part) for part in clock.split(":")]
+    if len(parts) == 1:  # minutes alone
+        parts = [0, parts[0], 0]
+    hours, minutes, seconds = [0] * (3 - len(parts)) + parts
+    return int(days or 0) * 1440 + hours * 60 + minutes + seconds / 60
+
+
+def partition_limits(sinfo_output: str) -> dict[str, PartitionLimits]:
+    """Partitions from ``sinfo --noheader --format='%R %l %G %m'`` (one line per node group;
+    a partition keeps the most of each)."""
+    found: dict[str, PartitionLimits] = {}
+    for line in sinfo_output.splitlines():
+        if not line.strip():
+            continue
+        name, limit, gres, memory = line.split()
+        gpus = {}
+        for match in re.finditer(r"gpu(?::([^:,()\s]+))?:(\d+)", gres):
+            gpus[match.group(1) or ""] = int(match.group(2))
+        seen = found.get(name, PartitionLimits(0, {}, 0))
+        found[name] = PartitionLimits(
+            max(seen.max_minutes, slurm_minutes(limit)),
+            {t: max(n, seen.gpus.get(t, 0)) for t, n in {**seen.gpus, **gpus}.items()},
+            max(seen.mem_mb, int(re.sub(r"\D", "", memory) or 0)),
+        )
+    return found
+
+
+def fits(job, partition: PartitionLimits) -> bool:
+    """Whether a planned job (``noveval.cluster.PlannedJob``) fits a partition's nodes."""
+    offered = (
+        sum(partition.gpus.values())
+        if not job.gpu_type
+        else max(partition.gpus.get(job.gpu_type, 0), partition.gpus.get("", 0))
+    )
+    return (
+        job.runtime <= partition.max_minutes
+        and job.mem_mb <= partition.mem_mb
+        and job.gpus <= offered
+    )
+
+
+def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: dict) -> Check:
+    """Every planned inference job fits one of the site file's partitions as SLURM reports them
+    (time limit, GPUs of its type per node, memory); the jobs that fit none are named."""
+    named = set(site.get("partitions") or ()) & set(partitions) or set(partitions)
+    usable = [partitions[name] for name in sorted(named)]
+    misfits = [job for job in jobs if not any(fits(job, p) for p in usable)]
+    if not misfits:
+        longest = max((job.runtime for job in jobs), default=0)
+        return Check(
+            "job limits",
+            True,
+            f"all {len(jobs)} inference jobs fit a partition (longest {longest} min)",
+        )
+    names = "; ".join(
+        f"{job.name} ({job.runtime} min, {job.gpus} x {job.gpu_type or 'GPU'}, {job.mem_mb} MB)"
+        if job.gpus
+        else f"{job.name} ({job.runtime} min, {job.mem_mb} MB)"
+        for job in misfits
+    )
+    limits = ", ".join(f"{name} {partitions[name].max_minutes:g} min" for name in sorted(named))
+    return Check(
+        "job limits",
+        False,
+        f"{len(misfits)} of {len(jobs)} inference jobs fit no partition ({limits}): {names}",
+    )
 
 
 def weights_cache_check(cache: Path, missing_gb: float) -> Check:
@@ -436,6 +520,7 @@ class Grid:
     partitions: dict[str, set[str]] | None
     sinfo_error: str = ""
     conda_prefix: Path | None = None
+    planned_jobs: tuple = ()  # every inference job's resources (noveval.cluster.PlannedJob)
 
     @property
     def specs(self) -> list[ModelSpec]:
@@ -458,7 +543,7 @@ def slurm_checks(grid: Grid) -> list[Check]:
         if grid.sinfo_error == "sinfo not found":
             return [skipped("partitions", "no SLURM on this host (sinfo not found)")]
         return [Check("partitions", False, f"sinfo failed: {grid.sinfo_error}")]
-    needed = {gpu_model(spec) for spec in grid.specs if gpus(spec) and gpu_model(spec)}
+    needed = {site_gpu_type(grid.site, spec) for spec in grid.specs if gpus(spec)} - {""}
     return partition_checks(grid.site, grid.partitions, needed)
 
 
@@ -721,7 +806,7 @@ def node_check(what: str, where: str, partition: str, answer: tuple[bool, str], 
 def on_gpu_nodes(grid: Grid, specs: list[ModelSpec], command: list[str], parse, what: str):
     """``command`` on a node of each GPU type of ``specs``, as :func:`node_check` reads it."""
     found = []
-    for gpu_type in sorted({gpu_model(spec) for spec in specs if gpus(spec)}):
+    for gpu_type in sorted({site_gpu_type(grid.site, spec) for spec in specs if gpus(spec)}):
         where = f"{gpu_type or 'GPU'} nodes"
         partition = driver_partition(grid.site, gpu_type)
         if partition is None:
@@ -771,6 +856,18 @@ def driver_checks(grid: Grid) -> list[Check]:
     return [driver_check(output, where) if ok else Check(f"NVIDIA driver ({where})", False, output)]
 
 
+def job_limits_checks(grid: Grid) -> list[Check]:
+    """Every planned inference job against the partitions as ``sinfo`` reports them."""
+    if not grid.planned_jobs:
+        return []
+    if grid.partitions is None:
+        return [skipped("job limits", "no SLURM on this host (sinfo not found)")]
+    ok, output = run_command(["sinfo", "--noheader", "--format=%R %l %G %m"])
+    if not ok:
+        return [Check("job limits", False, f"sinfo failed: {output}")]
+    return [job_limits_check(list(grid.planned_jobs), partition_limits(output), grid.site)]
+
+
 # Every check, in the order of the report: each takes the grid and gives its lines.
 CHECKS = [
     slurm_checks,
@@ -781,6 +878,7 @@ CHECKS = [
     glibc_checks,
     conda_checks,
     driver_checks,
+    job_limits_checks,
 ]
 
 
@@ -790,9 +888,11 @@ def checks(
     models: Iterable[str],
     env: Mapping[str, str],
     conda_prefix: str | Path | None = None,
+    planned_jobs: Iterable = (),
 ) -> list[Check]:
     """Every check of the grid's ``models`` (the registry's names) under ``config``;
-    ``conda_prefix``: where Snakemake builds conda environments (None: no conda deployment)."""
+    ``conda_prefix``: where Snakemake builds conda environments (None: no conda deployment);
+    ``planned_jobs``: every inference job's resources (``noveval.cluster.PlannedJob``)."""
     site_path = site_file_path(env)
     site_line, site = site_file_check(site_path)
     ok, output = run_command(["sinfo", "--noheader", "--format=%R %G"])
@@ -806,6 +906,7 @@ def checks(
         partitions=slurm_partitions(output) if ok else None,
         sinfo_error="" if ok else output,
         conda_prefix=Path(conda_prefix) if conda_prefix else None,
+        planned_jobs=tuple(planned_jobs),
     )
     return [site_line, *(line for check in CHECKS for line in check(grid))]
 
@@ -817,6 +918,11 @@ def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list
         return []
     names = dict.fromkeys(scorer_names(novbench["scoring"]))
     return [registry.scorers[name] for name in names if name in registry.scorers]
+
+
+def site_gpu_type(site: dict, spec: ModelSpec) -> str:
+    """The GRES type of the model's GPUs as the site file's ``gpu_types`` names it."""
+    return (site.get("gpu_types") or {}).get(gpu_model(spec), gpu_model(spec))
 
 
 def driver_partition(site: dict, gpu_type: str) -> str | None:
@@ -836,11 +942,12 @@ def preflight(
     models: Iterable[str],
     log_path: str | Path | None = None,
     conda_prefix: str | Path | None = None,
+    planned_jobs: Iterable = (),
 ) -> None:
     """Rule preflight: print every check (and write them to ``log_path``), then fail when any
     failed. ``conda_prefix``: where Snakemake builds conda environments (None: no conda
-    deployment)."""
-    found = checks(config, registry, models, os.environ, conda_prefix)
+    deployment); ``planned_jobs``: every inference job's resources."""
+    found = checks(config, registry, models, os.environ, conda_prefix, planned_jobs)
     lines = [check.line() for check in found]
     print("\n".join(lines), flush=True)
     failed = [check.name for check in found if check.ok is False]

@@ -44,6 +44,7 @@ CAP_REQUIRED = ("messages",)
 SAMPLING_EXTRAS = {"top_p": float, "top_k": int, "sampling": str}
 PRICE_KEYS = ("input", "output", "cached_input", "cache_creation")  # noveval.pricing
 _dropped_logged: set[tuple[str, str]] = set()
+PLACEMENT = ("constraint", "slurm_extra")  # where a model's jobs run (SLURM), not what they do
 
 
 class RegistryError(ValueError):
@@ -82,6 +83,10 @@ class ModelSpec:
     # Job sizing overrides (SLURM resources); None: derived from gpus and engine.
     cpus_per_gpu: int | None = None
     mem_mb: int | None = None
+    # Node constraint (sbatch -C; a label the site file's `constraints` maps to the site's node
+    # features) and extra sbatch options of the model's jobs (the plugin's slurm_extra).
+    constraint: str | None = None
+    slurm_extra: str | None = None
     # Weights of vLLM models (rule weights): the hub commit to download, and its size for the plan.
     revision: str | None = None
     download_gb: float | None = None
@@ -158,8 +163,10 @@ class ModelSpec:
         return parameters
 
     def fingerprint(self) -> str:
-        """A short hash of the whole registry entry: a changed entry reruns the model's jobs."""
-        text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=list)
+        """A short hash of the registry entry: a changed entry reruns the model's jobs. Where
+        its jobs run (``PLACEMENT``) is left out: it changes no answer."""
+        entry = {k: v for k, v in dataclasses.asdict(self).items() if k not in PLACEMENT}
+        text = json.dumps(entry, sort_keys=True, default=list)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
     def cost_usd(self, usage: pricing.Usage) -> float:

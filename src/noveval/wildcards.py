@@ -30,6 +30,7 @@ def constraints() -> dict[str, str]:
         "stronger": r"[^/]+",
         "weaker": r"[^/]+",
         "batch": one_of(BATCHES),
+        "chunk": r"\d+-of-\d+",  # noveval.chunks
         "strategy": one_of(STRATEGIES),
         "perturbation": one_of(PERTURBATIONS),
         "format": one_of(FORMATS),

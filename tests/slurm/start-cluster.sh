@@ -46,8 +46,8 @@ MinJobAge=600
 SchedulerParameters=sched_interval=1
 GresTypes=gpu
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory_mb Gres=gpu:a100:2 State=UNKNOWN
-PartitionName=cpu Nodes=localhost Default=YES MaxTime=INFINITE State=UP
-PartitionName=gpu Nodes=localhost MaxTime=INFINITE State=UP
+PartitionName=cpu Nodes=localhost Default=YES MaxTime=600 State=UP
+PartitionName=gpu Nodes=localhost MaxTime=600 State=UP
 CONF
 cat > "$sandbox/etc/gres.conf" <<CONF
 NodeName=localhost Name=gpu Type=a100 File=$sandbox/fakegpu[0-1]

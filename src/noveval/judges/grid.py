@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import re
@@ -11,7 +12,8 @@ from pathlib import Path
 
 from noveval.batches import CELLS, GENERATION, REWRITE, responses_path
 from noveval.judges import release
-from noveval.judges.instances import FORMATS, release_files
+from noveval.judges.instances import FORMATS, read_release, release_files
+from noveval.judges.prompts import calls_of
 from noveval.registry import Registry, RegistryError
 
 log = logging.getLogger(__name__)
@@ -262,6 +264,36 @@ class JudgesGrid:
                 jobs[(dataset, generator, GENERATION)] = None
         return list(jobs)
 
+    def instance_count(self, dataset: str, setup: str, format: str) -> int:
+        """Instances of a setup's release file of ``format`` (a generated or ideation setup:
+        the base setup's), from the file on disk, else the release's declaration (0: none)."""
+        files = self.datasets[dataset].get(setup) or self.datasets[dataset].get(self.base_setup)
+        path = (files or {}).get(format) or (files or {}).get("pairwise")
+        if path is None:
+            return 0
+        if Path(path).is_file():
+            return _release_size(path)
+        declared = [f.instances for f in self.releases.get(dataset, []) if f.local == path]
+        return (declared[0] or 0) if declared else 0
+
+    def batch_calls(self, dataset: str, model: str, batch: str, calls: dict, by_change: dict):
+        """Calls of one inference batch, estimated from the release files alone (the job's
+        size when the DAG is built): a cell's instances times its calls per instance; one
+        call per pair of the base setup (generation) or per instance (rewrite)."""
+        if batch == GENERATION:
+            return self.instance_count(dataset, self.base_setup, "pairwise")
+        if batch == REWRITE:
+            return sum(self.instance_count(dataset, s, f) for f, s in self.rewrites(dataset))
+        total = 0
+        for cell in self.cells:
+            if cell.dataset != dataset or cell.model != model or cell.prompt_change in DERIVED:
+                continue
+            each = calls_of(cell.prompt_change, calls, by_change)
+            pairwise = cell.format == "pairwise"
+            per = 2 * each["pairwise_per_order"] if pairwise else each["pointwise"]
+            total += per * self.instance_count(dataset, cell.setup, cell.format)
+        return total
+
     def generated_ideas(self, results: str, dataset: str, generator: str) -> str:
         """The responses table holding a generator's ideas (its generation batch)."""
         return responses_path(results, "judges", dataset, generator, GENERATION)
@@ -490,3 +522,9 @@ def substituted(models: list[str], substitutions: dict[str, str], registry: Regi
             model,
         )
     return [substitutions.get(model, model) for model in models]
+
+
+@functools.cache
+def _release_size(path: str) -> int:
+    """Instances of a release file on disk (read once per run: job sizes ask for it often)."""
+    return len(read_release(path))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 from dataclasses import dataclass, field
 
 from noveval.batches import CELLS, PAPER_TYPE, PARAPHRASE, responses_path
@@ -100,6 +101,17 @@ class NovBenchGrid:
             ):
                 jobs[(cell.dataset, self.paraphrase_model, PARAPHRASE)] = None
         return list(jobs)
+
+    def batch_calls(self, dataset: str, model: str, batch: str, sentences_per_paper: float):
+        """Calls of one inference batch, estimated from the release's paper count alone (the
+        job's size when the DAG is built): one per paper and cell, one per paper (paper-type
+        labels), or one per description sentence (paraphrases)."""
+        papers = self.releases[dataset].paper_count()
+        if batch == PARAPHRASE:
+            return math.ceil(papers * sentences_per_paper)
+        if batch == PAPER_TYPE:
+            return papers
+        return papers * sum(cell.model == model for cell in self.cells_of(dataset))
 
     def responses(self, results: str, dataset: str, model: str, batch: str = CELLS) -> str:
         """The responses table a cell's answers are read from (its batch's)."""

@@ -1,0 +1,88 @@
+"""The site file of a cluster (profiles/slurm/site.yaml, or ``$NOVEVAL_SLURM_SITE``).
+
+Besides what the SLURM profile reads (partitions, account, QoS), it says how long an inference
+job may plan to run (``job_share`` of the longest partition that takes it) and what our GPU names
+and model constraints are called on this site (``gpu_types``, ``constraints``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from noveval.weights import DEFAULT_SITE_FILE, SITE_FILE_VARIABLE
+
+DEFAULT_JOB_SHARE = 0.5  # of a partition's max_runtime: room for the safety factor and retries
+API_INFERENCE = ("host", "slurm")  # where hosted-API calls run: the submitting host, or SLURM jobs
+
+
+@dataclass(frozen=True)
+class Site:
+    """The settings of a site file that size and place inference jobs."""
+
+    partitions: dict[str, dict] = field(default_factory=dict)
+    job_share: float = DEFAULT_JOB_SHARE
+    gpu_types: dict[str, str] = field(default_factory=dict)  # our GPU name -> site GRES type
+    constraints: dict[str, str] = field(default_factory=dict)  # registry label -> node features
+    api_inference: str = "host"  # where hosted-API inference runs (API_INFERENCE)
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, env: Mapping[str, str] = os.environ) -> Site:
+        """The site file ``path``, else ``$NOVEVAL_SLURM_SITE``, else profiles/slurm/site.yaml;
+        no file: no partition limits (a local run)."""
+        path = Path(path or env.get(SITE_FILE_VARIABLE) or DEFAULT_SITE_FILE)
+        if not path.is_file():
+            return cls()
+        settings = yaml.safe_load(path.read_text()) or {}
+        share = settings.get("job_share", DEFAULT_JOB_SHARE)
+        if not isinstance(share, int | float) or not 0 < share <= 1:
+            raise ValueError(f"{path}: job_share must be a number in (0, 1], got {share!r}")
+        api_inference = settings.get("api_inference") or "host"
+        if api_inference not in API_INFERENCE:
+            raise ValueError(f"{path}: api_inference must be host or slurm, got {api_inference!r}")
+        for key in ("partitions", "gpu_types", "constraints"):
+            if not isinstance(settings.get(key) or {}, dict):
+                raise ValueError(f"{path}: `{key}` must be a mapping")
+        return cls(
+            partitions={n: dict(p or {}) for n, p in (settings.get("partitions") or {}).items()},
+            job_share=float(share),
+            gpu_types=dict(settings.get("gpu_types") or {}),
+            constraints=dict(settings.get("constraints") or {}),
+            api_inference=api_inference,
+        )
+
+    def gres_type(self, gpu_model: str) -> str:
+        """The site's GRES type of one of our GPU names (the name itself where not mapped)."""
+        return self.gpu_types.get(gpu_model, gpu_model) if gpu_model else ""
+
+    def constraint(self, label: str | None) -> str | None:
+        """The site's node features for a registry constraint (the label where not mapped)."""
+        return self.constraints.get(label, label) if label else None
+
+    def max_runtime(self, gpus: int, gres_type: str) -> float:
+        """Minutes of the longest partition that takes a job of ``gpus`` GPUs of ``gres_type``
+        (as the SLURM plugin matches them); infinite without partitions or limits, 0 when no
+        partition takes the job."""
+        if not self.partitions:
+            return math.inf
+        fitting = [
+            float(p.get("max_runtime", math.inf))
+            for p in self.partitions.values()
+            if takes(p, gpus, gres_type)
+        ]
+        return max(fitting, default=0.0)
+
+
+def takes(partition: Mapping, gpus: int, gres_type: str) -> bool:
+    """Whether a partition of the site file takes a job of ``gpus`` GPUs of ``gres_type``."""
+    if not gpus:
+        return True
+    models = partition.get("available_gpu_models")
+    return gpus <= (partition.get("max_gpu") or 0) and not (
+        gres_type and models and gres_type not in models
+    )
