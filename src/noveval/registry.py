@@ -211,8 +211,11 @@ class Registry:
             raise RegistryError(f"missing API key environment variable: {', '.join(missing)}")
 
 
+INFERENCE_RULES = ("infer", "pilot_infer")  # the rules whose jobs call a model
+
+
 def models_to_call(jobs) -> set[str]:
-    """The models that a run's pending jobs call (its ``infer`` jobs).
+    """The models that a run's pending jobs call (its ``infer`` and ``pilot_infer`` jobs).
 
     For the key check in ``onstart``: a dry run or a run that calls no API model (the compute
     plan, tables from cached scores) needs no key; a run that calls one fails before any job.
@@ -220,7 +223,7 @@ def models_to_call(jobs) -> set[str]:
     return {
         job.wildcards_dict["model"]
         for job in jobs
-        if job.rule.name == "infer" and "model" in job.wildcards_dict
+        if job.rule.name in INFERENCE_RULES and "model" in job.wildcards_dict
     }
 
 
