@@ -91,9 +91,11 @@ def test_paper_overlay_validates_and_selects_the_whole_grid():
 
 def test_slurm_resources_follow_the_allocation(tmp_path):
     config = {"decoding": {"max_tokens": 4096}, "inference": {"concurrency": 16}, "plan": {}}
+    config["results"] = str(tmp_path)  # no pilot has measured: the assumptions apply
     resources = cluster.inference_resources(REGISTRY, config)
 
     class Wildcards:
+        track = "novbench"
         model = "deepseek-r1-distill-llama-70b"
 
     assert resources["gpu"](Wildcards) == 2 and resources["gpu_model"](Wildcards) == "a100"

@@ -3,8 +3,8 @@
 The papers' allocation (``gpus``, ``gpu_model`` in models.yaml) becomes the SLURM executor
 plugin's ``gpu`` + ``gpu_model`` (sbatch ``--gpus=<model>:<n>``); CPUs and host memory scale with
 the GPUs unless the model overrides them; the time limit comes from the compute plan's estimate of
-the job (the number of calls of its batch, the model's throughput, one server start) with a
-safety factor. Partition, account
+the job (the number of calls of its batch, the model's throughput, one server start; measured
+by the pilot where its measured file holds the model) with a safety factor. Partition, account
 and QoS are site settings: profiles/slurm/site.yaml.
 """
 
@@ -68,7 +68,9 @@ def inference_resources(registry: Registry, config: dict) -> dict[str, Callable]
 
     def runtime(wildcards, input) -> int:
         calls = sum(calls_in(path) for path in input.requests)
-        return runtime_minutes(spec(wildcards), calls, max_tokens, concurrency, settings)
+        return runtime_minutes(
+            spec(wildcards), calls, max_tokens, concurrency, settings, wildcards.track
+        )
 
     return {
         "gpu": lambda wildcards: gpus(spec(wildcards)),
