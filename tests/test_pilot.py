@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, planned_jobs, write_yaml
 from snakemake.utils import validate
 
 from noveval.chat_requests import REQUEST_COLUMNS, build_request
@@ -16,7 +16,14 @@ from noveval.judges.grid import judges_grid
 from noveval.measured import MEASURED_COLUMNS, measure, read_measured, write_measured
 from noveval.novbench.grid import novbench_grid
 from noveval.pilot import pilot_requests, pilot_sources
-from noveval.plan import PlanSettings, Workload, plan_notes, plan_table, runtime_minutes
+from noveval.plan import (
+    PlanSettings,
+    Workload,
+    measured_path,
+    plan_notes,
+    plan_table,
+    runtime_minutes,
+)
 from noveval.registry import load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -161,3 +168,55 @@ def test_pilot_takes_the_first_items_of_unperturbed_and_reference_cells(tmp_path
     pilot_requests([str(path) for path in tables], 1, str(tmp_path / "pilot.parquet"))
     pilot = pd.read_parquet(tmp_path / "pilot.parquet")
     assert list(pilot["item_id"]) == ["p3", "p3", "p9"]  # both orders of a pair stay together
+
+
+@pytest.mark.workflow
+@pytest.mark.model
+def test_pilot_on_the_embedded_run_measures_with_its_own_journal(embedded_run, tmp_path):
+    """`snakemake pilot` on a copy of the embedded run (local SmolLM2, gpt-4o on the loopback
+    server): 1 paper of the 3 unperturbed NovBench cells per model, 1 pair and 1 idea of the
+    reference judge cells; only the pilot's jobs run, and the plan's settings read its file."""
+    run = embedded_run.copy(tmp_path)
+    config = run.config
+    config["pilot"] = {"papers": 1, "instances": 1}
+    overlay = write_yaml(tmp_path / "pilot.yaml", config)
+    journals = {path: path.stat().st_mtime_ns for path in (run.results / "cache").rglob("*")}
+    result = run.snakemake("pilot", "--cores", "2", config=overlay)
+
+    assert {rule for rule, _ in planned_jobs(result.stdout + result.stderr)} == {
+        "pilot_requests",
+        "pilot_infer",
+        "pilot",
+    }
+    assert {path: path.stat().st_mtime_ns for path in (run.results / "cache").rglob("*")} == (
+        journals
+    )  # the grid's journals are untouched: the pilot keeps its own
+    assert any((run.results / "pilot" / "cache" / "smollm2-135m").iterdir())
+    measured = pd.read_csv(measured_path(config)).set_index(["track", "model"])
+    expected_calls = {
+        ("novbench", "smollm2-135m"): 3,
+        ("novbench", "gpt-4o"): 3,
+        ("judges", "smollm2-135m"): 3,  # one pair in two orders, one idea
+    }
+    assert measured["calls"].to_dict() == expected_calls
+    assert measured["sent_calls"].to_dict() == expected_calls
+    assert (measured["failed_calls"] == 0).all() and (measured["output_tokens_per_s"] > 0).all()
+    assert measured.loc[("novbench", "gpt-4o"), "server_start_s"] < 1  # no server to start
+    assert measured.loc[("judges", "smollm2-135m"), "server_start_s"] > 0
+    # the pilot's calls are the grid's (the same request ids), its file their token counts
+    for track, model in expected_calls:
+        pilot = pd.read_parquet(run.results / "pilot" / track / model / "pilot_answers.parquet")
+        grid = pd.concat(
+            pd.read_parquet(path)
+            for path in (run.results / track / "tiny" / model / "responses").glob("*.parquet")
+        ).drop_duplicates("request_id")
+        merged = pilot.merge(grid, on="request_id", suffixes=("", "_grid"))
+        assert len(merged) == len(pilot)
+        tokens = pilot["output_tokens"].sum()
+        assert measured.loc[(track, model), "sent_output_tokens"] == tokens
+        assert measured.loc[(track, model), "mean_output_tokens"] == tokens / len(pilot)
+    settings = PlanSettings.from_config(config)
+    assert settings.estimate("smollm2-135m", "judges") == "measured"
+    assert settings.estimate("gpt-4o", "judges") == "assumed"
+    again = run.snakemake("-n", "pilot", "--cores", "2", config=overlay)
+    assert "Nothing to be done" in again.stdout + again.stderr
