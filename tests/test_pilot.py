@@ -220,3 +220,19 @@ def test_pilot_on_the_embedded_run_measures_with_its_own_journal(embedded_run, t
     assert settings.estimate("gpt-4o", "judges") == "assumed"
     again = run.snakemake("-n", "pilot", "--cores", "2", config=overlay)
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.workflow
+def test_paper_grid_plan_compares_wall_hours_of_unperturbed_cells(paper_grid):
+    """The paper grid's plan (no pilot yet): every model assumed; the paper's 5-70 hours set
+    against each GPU model's unperturbed wall hours, not its GPU-hours."""
+    table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
+    models = table[(table["model"] != "all") & (table["rule"] == "infer")]
+    assert set(models["estimate"]) == {"assumed"}
+    gpu = models[(models["track"] == "novbench") & (models["gpus_per_job"] > 0)]
+    wall = gpu.groupby("model")["wall_hours_unperturbed"].sum()
+    within = int(wall.between(5, 70).sum())
+    markdown = (paper_grid.plan / "compute_plan.md").read_text()
+    assert f"{within} of the {len(wall)} GPU models of this grid fall within" in markdown
+    assert (within, len(wall)) == (4, 16)
+    assert "Measured: none" in markdown
