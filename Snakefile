@@ -72,6 +72,7 @@ include: "rules/judges_verdicts.smk"
 include: "rules/judges_tables.smk"
 include: "rules/judges_figures.smk"
 include: "rules/plan.smk"
+include: "rules/pilot.smk"
 include: "rules/reproduction.smk"
 include: "rules/preflight.smk"
 

@@ -1,15 +1,20 @@
-from noveval.plan import PlanSettings, grid_cells
+from pathlib import Path
+
+from noveval.plan import PlanSettings, grid_cells, measured_path
 
 PLAN_SETTINGS = PlanSettings.from_config(config)
+MEASURED = measured_path(config)  # the pilot's measured file (rules/pilot.smk)
 
 
 # The plan renders prompts from the releases already on disk (inputs: a finished download
-# reruns it) and stands in for the others with the shipped sample.
+# reruns it) and stands in for the others with the shipped sample; the pilot's measured file,
+# once written, replaces the assumptions of the models it measured (and reruns the plan).
 rule plan:
     input:
         PLAN_SETTINGS.sample,
         datasets=NOVBENCH.on_disk(),
         judge_files=JUDGES.on_disk(),
+        measured=[MEASURED] if Path(MEASURED).is_file() else [],
     output:
         csv=report(
             f"{RESULTS}/plan/compute_plan.csv",
@@ -35,7 +40,7 @@ rule plan:
         novbench=config["novbench"],
         decoding=config["decoding"],
         inference=config["inference"],
-        plan=config["plan"],
+        plan={**config["plan"], "measured": MEASURED},
         registry=config["registry"],
         downloads=f"{RESULTS}/downloads/novbench",
         judge_cells=grid_cells(JUDGES),

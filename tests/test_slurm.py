@@ -191,6 +191,16 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
     pd.testing.assert_frame_equal(on_slurm, local)
     assert list(on_slurm["model"]) == ["human", GPU_MODEL] and (on_slurm["n_papers"] == 1).all()
 
+    # The pilot of the same grid (no judges): its one job on the GPU partition, the measured file.
+    pilot = write_yaml(tmp_path / "pilot.yaml", {"judges": {"datasets": {"sample": None}}})
+    run_snakemake("pilot", *profile, *configs, str(pilot), env=env)
+    pilot_log = results / "logs" / "pilot" / "novbench" / GPU_MODEL / "infer.log"
+    pilot_job = scontrol_job(JOB_ID.search(pilot_log.read_text()).group(1), env)
+    assert pilot_job["TresPerJob"] == "gres:gpu:a100:1" and pilot_job["Partition"] == "gpu"
+    measured = pd.read_csv(results / "pilot" / "measured.csv")
+    assert list(measured["model"]) == [GPU_MODEL] and list(measured["sent_calls"]) == [1]
+    assert measured["server_start_s"].iloc[0] > 0 and measured["output_tokens_per_s"].iloc[0] > 0
+
 
 def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm_cluster):
     """`snakemake preflight` against the cluster: the CI site file's partitions and GPU type

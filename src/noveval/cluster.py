@@ -5,8 +5,9 @@ plugin's ``gpu`` + ``gpu_model`` (sbatch ``--gpus=<type>:<n>``, the type as the 
 ``gpu_types`` names it), the model's ``constraint`` its ``constraint`` (sbatch ``-C``, through the
 site file's ``constraints``) and its ``slurm_extra`` the plugin's; CPUs and host memory scale with
 the GPUs unless the model overrides them; the time limit comes from the compute plan's estimate of
-the job (its chunk of the batch's calls, the model's throughput, one server start) with a safety
-factor. Partition, account and QoS are site settings: profiles/slurm/site.yaml.
+the job (its chunk of the batch's calls, the model's throughput, one server start; measured by
+the pilot where its measured file holds the model) with a safety factor. Partition, account and
+QoS are site settings: profiles/slurm/site.yaml.
 
 Hosted-API models have a rule of their own, ``infer_api`` (the same job as ``infer``): a local
 rule, run on the submitting host, which reaches the providers, unless the site file says
@@ -16,12 +17,15 @@ each provider).
 
 from __future__ import annotations
 
+import errno
 import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+
+import pyarrow.parquet as pq
 
 from noveval.batches import chunk_path
 from noveval.chunks import attempt_runtime, chunk_count, chunk_names
@@ -63,6 +67,16 @@ def mem_mb(spec: ModelSpec) -> int:
     if spec.mem_mb:
         return spec.mem_mb
     return MEM_MB_PER_GPU * gpus(spec) if gpus(spec) else MEM_MB_CPU_JOB
+
+
+def calls_in(requests_path: str) -> int:
+    """Rows of a requests table (from the Parquet footer, without reading the table).
+
+    A table not written yet raises FileNotFoundError naming it: Snakemake then waits for it.
+    """
+    if not Path(requests_path).exists():
+        raise FileNotFoundError(errno.ENOENT, "requests table not written yet", str(requests_path))
+    return pq.ParquetFile(requests_path).metadata.num_rows
 
 
 @dataclass(frozen=True)
@@ -119,7 +133,7 @@ class InferenceJobs:
         if key not in self._sizes:
             spec = self.spec(model)
             calls = self.batch_calls(*key)
-            per_call = output_tokens_per_call(spec, self.max_tokens(track), self.settings)
+            per_call = output_tokens_per_call(spec, self.max_tokens(track), self.settings, track)
             concurrency = self.config["inference"]["concurrency"]
             generation = generation_hours(spec, calls * per_call, concurrency, self.settings)
             count = chunk_count(
@@ -149,7 +163,9 @@ class InferenceJobs:
         spec = self.spec(model)
         calls = self.size(track, dataset, model, batch)[1]
         concurrency = self.config["inference"]["concurrency"]
-        return runtime_minutes(spec, calls, self.max_tokens(track), concurrency, self.settings)
+        return runtime_minutes(
+            spec, calls, self.max_tokens(track), concurrency, self.settings, track
+        )
 
     def resources(self) -> dict[str, Callable]:
         """Resources of rule ``infer``, each a function of the job's wildcards (and attempt):
@@ -171,6 +187,22 @@ class InferenceJobs:
             "constraint": lambda wildcards: self.site.constraint(spec(wildcards).constraint),
             "slurm_extra": lambda wildcards: spec(wildcards).slurm_extra,
         }
+
+    def pilot_resources(self) -> dict[str, Callable]:
+        """Resources of rule ``pilot_infer``: those of ``infer``, with the time limit of the
+        pilot's own calls (its requests table, read when the job is ready)."""
+
+        def runtime(wildcards, input, attempt) -> int:
+            spec = self.spec(wildcards.model)
+            calls = sum(calls_in(path) for path in input.requests)
+            track = wildcards.track
+            concurrency = self.config["inference"]["concurrency"]
+            first = runtime_minutes(
+                spec, calls, self.max_tokens(track), concurrency, self.settings, track
+            )
+            return attempt_runtime(first, attempt, self.limit(spec))
+
+        return {**self.resources(), "runtime": runtime}
 
     def planned(self) -> list[PlannedJob]:
         """Every inference job of the grids, as the DAG plans it."""

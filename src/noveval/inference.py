@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import math
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -39,6 +41,16 @@ class FailedCallsError(RuntimeError):
     """More calls of a job failed for good than its failure budget allows."""
 
 
+@dataclass(frozen=True)
+class Sent:
+    """The calls one run of a job sent: their request ids, the seconds its server took to start
+    (0 for a hosted model) and the seconds from the first call sent to the last answer."""
+
+    request_ids: tuple[str, ...]
+    server_start_s: float
+    send_s: float
+
+
 def run_inference(
     requests_paths: list[str | Path],
     responses_path: str | Path,
@@ -52,7 +64,7 @@ def run_inference(
     threads: int = 1,
     weights_manifests: list[str | Path] = (),
     chunk: str = "1-of-1",
-) -> None:
+) -> Sent | None:
     """Answer every request of the batch, reusing journaled answers, and write its responses.
 
     Answers come from the model's journals when any job has already made the same call; only
@@ -63,7 +75,8 @@ def run_inference(
     ``settings["failure_budget"]`` allows; within the budget they are written with their error.
     ``failures_path`` receives the count per cell for the run's summary. ``weights_manifests``:
     the downloaded weights a vLLM server reads offline (rule weights). ``chunk`` (``k-of-n``):
-    the share of the batch's calls this job answers (``noveval.chunks``).
+    the share of the batch's calls this job answers (``noveval.chunks``). Returns what this run
+    sent, and when (None: the journals answered every call).
     """
     registry = load_registry(registry_path)
     spec = registry.model(model)
@@ -85,6 +98,7 @@ def run_inference(
         len(pending),
         " through the provider's batch API" if batched else "",
     )
+    sent = None
     if pending:
         client_settings = ClientSettings(
             # llama_cpp.server answers one request at a time: queued ones would only time out.
@@ -95,11 +109,18 @@ def run_inference(
         weights = local_weights(weights_manifests[0]) if weights_manifests else None
         timeout = settings["server_start_timeout_s"]
         probe = json.loads(pending[0]["messages"])  # a local server's probe: a real call's shape
+        starting = time.monotonic()
         with journal, serve(spec, log_path, timeout, threads, weights, probe) as end:
+            sending = time.monotonic()
             if batched:
                 send_batches(pending, end, journal, BatchSettings.of(settings), spec.cost_usd)
             else:
                 send_requests(pending, end, journal, client_settings, spec.cost_usd)
+            sent = Sent(
+                tuple(request["request_id"] for request in pending),
+                server_start_s=sending - starting,
+                send_s=time.monotonic() - sending,
+            )
         finished = journal.finished()
     failed = {r["request_id"]: r for r in _latest_failures(journal, finished, unique)}
     allowed = allowed_failures(settings["failure_budget"], len(unique))
@@ -129,6 +150,7 @@ def run_inference(
         answer = finished.get(request["request_id"]) or failed[request["request_id"]]
         rows.append({**answer, "item_id": request["item_id"], "cell": request["cell"]})
     write_table(pd.DataFrame(rows, columns=[*RESPONSE_COLUMNS, "cell"]), responses_path)
+    return sent
 
 
 def batch_requests(paths: list[str | Path], model_folder: Path, model: str) -> pd.DataFrame:

@@ -11,6 +11,9 @@ reason, capped at ``decoding.max_tokens``; a judge call's are calibrated on the 
 published costs (``noveval.judges.calibration``), capped at ``judges.max_tokens``. GPU-hours =
 GPUs x (startup + output tokens / throughput) per job, with the registry's
 ``throughput_tokens_per_s``; prefill is neglected (an order of magnitude faster).
+
+A model the pilot measured (``plan.measured``, ``noveval.measured``) has its measured output
+tokens per call (per track), throughput and server start in place of these assumptions.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import pandas as pd
@@ -31,6 +34,7 @@ from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import Calibration, calibrate
 from noveval.judges.grid import DERIVED, release_kind, split_change
 from noveval.judges.prompts import calls_of, judge_requests
+from noveval.measured import Measured, read_measured
 from noveval.novbench import generation, perturbation, records
 from noveval.pricing import BATCH_SHARE, Usage
 from noveval.registry import INFERENCE_RULES, ModelSpec, Registry, load_registry
@@ -59,11 +63,33 @@ class PlanSettings:
     published_pricing: str = "batch"  # how the judge study's published runs were priced
     sample: str = "data/sample/novbench_sample.json"
     judges_sample: str = "data/sample/judges/human-only"
+    measured: str = ""  # the pilot's measured file (read when it exists)
+    measurements: dict[str, Measured] = field(default_factory=dict, compare=False)
 
     @classmethod
     def from_config(cls, config: dict) -> PlanSettings:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in config["plan"].items() if k in known})
+        """The settings of config key ``plan``, with the measurements of the pilot's file
+        (``plan.measured``, else ``{results}/pilot/measured.csv``) where it exists."""
+        known = {f.name for f in fields(cls)} - {"measured", "measurements"}
+        path = measured_path(config)
+        settings = {k: v for k, v in config["plan"].items() if k in known}
+        return cls(**settings, measured=path, measurements=read_measured(path))
+
+    def measured_answer(self, spec: ModelSpec, track: str) -> float | None:
+        """The pilot's mean output tokens per call of ``spec`` on ``track`` (None: assumed)."""
+        measured = self.measurements.get(spec.name)
+        return measured.answer_tokens.get(track) if measured else None
+
+    def estimate(self, model: str, track: str) -> str:
+        """Whether the plan's numbers for ``model`` on ``track`` are measured or assumed."""
+        measured = self.measurements.get(model)
+        return "measured" if measured and track in measured.answer_tokens else "assumed"
+
+
+def measured_path(config: dict) -> str:
+    """The measured file the plan reads and the pilot writes: ``plan.measured``, else the
+    pilot's folder under ``results``."""
+    return config["plan"].get("measured") or f"{config['results']}/pilot/measured.csv"
 
 
 def text_tokens(text: str, settings: PlanSettings) -> int:
@@ -77,14 +103,24 @@ def request_tokens(messages_json: str, settings: PlanSettings) -> int:
     return sum(text_tokens(m["content"], settings) + 4 for m in messages)
 
 
-def output_tokens_per_call(spec: ModelSpec, max_tokens: int, settings: PlanSettings) -> int:
-    """Assumed new tokens of one generation call (reasoning included), capped at max_tokens."""
+def output_tokens_per_call(
+    spec: ModelSpec, max_tokens: int, settings: PlanSettings, track: str = "novbench"
+) -> int:
+    """New tokens of one call of ``track`` (reasoning included), capped at max_tokens: the
+    pilot's measured mean, else the assumption."""
+    measured = settings.measured_answer(spec, track)
+    if measured is not None:
+        return min(max_tokens, math.ceil(measured))
     wanted = settings.answer_tokens + (settings.reasoning_tokens if spec.reasoning else 0)
     return min(max_tokens, wanted)
 
 
 def job_tokens_per_s(spec: ModelSpec, concurrency: int, settings: PlanSettings) -> float:
-    """Generated tokens per second of one inference job of ``spec``."""
+    """Generated tokens per second of one inference job of ``spec``: the pilot's measured
+    throughput, else the assumption."""
+    measured = settings.measurements.get(spec.name)
+    if measured and measured.output_tokens_per_s:
+        return measured.output_tokens_per_s
     if spec.engine == "api":
         return settings.api_tokens_per_s * concurrency
     throughput = spec.throughput_tokens_per_s or 0
@@ -103,8 +139,14 @@ def job_hours(spec: ModelSpec, output_tokens: float, concurrency: int, settings)
 
 
 def startup_hours(spec: ModelSpec, settings) -> float:
-    """Hours to start the model's server (none for an API model)."""
-    return settings.startup_min / 60 if spec.engine != "api" else 0.0
+    """Hours to start the model's server (none for an API model): the pilot's measured start,
+    else the assumption."""
+    if spec.engine == "api":
+        return 0.0
+    measured = settings.measurements.get(spec.name)
+    if measured and measured.server_start_s is not None:
+        return measured.server_start_s / 3600
+    return settings.startup_min / 60
 
 
 def generation_hours(spec: ModelSpec, output_tokens: float, concurrency: int, settings) -> float:
@@ -113,10 +155,16 @@ def generation_hours(spec: ModelSpec, output_tokens: float, concurrency: int, se
 
 
 def runtime_minutes(
-    spec: ModelSpec, calls: int, max_tokens: int, concurrency: int, settings: PlanSettings
+    spec: ModelSpec,
+    calls: int,
+    max_tokens: int,
+    concurrency: int,
+    settings: PlanSettings,
+    track: str = "novbench",
 ) -> int:
-    """SLURM time limit of an inference job: the plan's estimate with a safety factor."""
-    output = calls * output_tokens_per_call(spec, max_tokens, settings)
+    """SLURM time limit of an inference job of ``track``: the plan's estimate with a safety
+    factor."""
+    output = calls * output_tokens_per_call(spec, max_tokens, settings, track)
     hours = job_hours(spec, output, concurrency, settings)
     return max(30, math.ceil(settings.runtime_safety * hours * 60 + 10))
 
@@ -281,7 +329,9 @@ def judges_workloads(
                 papers=count,
                 calls=count * per,
                 input_tokens=round(count * per * per_call[source, cell["change"]]),
-                output_tokens=count * per * output_tokens_per_call(spec, max_tokens, settings),
+                output_tokens=count
+                * per
+                * output_tokens_per_call(spec, max_tokens, settings, "judges"),
                 stand_in=not available,
             )
         )
@@ -296,8 +346,9 @@ def calibrated_judges(
     settings: PlanSettings,
 ) -> tuple[list[Workload], pd.DataFrame]:
     """``workloads`` with each judge cell's output tokens from ``calibration`` (per call, capped
-    at ``max_tokens``; the plan's assumption where nothing is published), and the values used
-    per backbone, format and change."""
+    at ``max_tokens``; the plan's assumption where nothing is published), or the pilot's
+    measured mean for a backbone it measured; and the values used per backbone, format and
+    change."""
     rows, calibrated = {}, []
     for workload in workloads:
         if workload.track != "judges":
@@ -305,16 +356,20 @@ def calibrated_judges(
             continue
         format = workload.strategy.split("/")[0]
         spec = registry.model(workload.model)
-        assumed = output_tokens_per_call(spec, max_tokens, settings)
-        value = calibration.output_tokens(spec, format, workload.step, assumed)
-        per_call = min(max_tokens, round(value.per_call))
+        measured = settings.measured_answer(spec, "judges")
+        if measured is None:
+            assumed = output_tokens_per_call(spec, max_tokens, settings, "judges")
+            value = calibration.output_tokens(spec, format, workload.step, assumed)
+            per_call, source = min(max_tokens, round(value.per_call)), value.source
+        else:
+            per_call, source = min(max_tokens, math.ceil(measured)), "measured: pilot"
         calibrated.append(replace(workload, output_tokens=workload.calls * per_call))
         rows[workload.model, format, workload.step] = {
             "model": workload.model,
             "format": format,
             "change": workload.step,
             "output_tokens_per_call": per_call,
-            "derived_from": value.source,
+            "derived_from": source,
         }
     return calibrated, pd.DataFrame(list(rows.values()))
 
@@ -323,6 +378,7 @@ PLAN_COLUMNS = [
     "track",
     "model",
     "engine",
+    "estimate",
     "rule",
     "step",
     "cells",
@@ -334,6 +390,7 @@ PLAN_COLUMNS = [
     "gpu_model",
     "gpu_hours",
     "gpu_hours_unperturbed",
+    "wall_hours_unperturbed",
     "gpu_hours_saved",
     "job_hours_max",
     "api_cost_usd",
@@ -349,7 +406,9 @@ def plan_table(
 
     The cells of one model, dataset and batch share one job: its server start is counted once,
     on the job's first row (``jobs``), and ``gpu_hours_saved`` is what one start per cell would
-    have cost on top.
+    have cost on top. ``estimate``: whether the model's numbers on the track are the pilot's
+    (measured) or the plan's assumptions; ``wall_hours_unperturbed``: the hours its jobs run for
+    the unperturbed cells (server starts and their generation, whatever the GPUs).
     """
     rows = []
     for workload in workloads:
@@ -358,6 +417,7 @@ def plan_table(
             {
                 **asdict(workload),
                 "engine": spec.engine,
+                "estimate": settings.estimate(spec.name, workload.track),
                 "rule": INFERENCE_RULES[spec.engine],
                 "gpus_per_job": spec.gpus,
                 "gpu_model": spec.gpu_model or "",
@@ -381,10 +441,11 @@ def plan_table(
     starts = frame["startup_hours"].where(frame["job_start"], 0.0)
     frame["gpu_hours"] = frame["gpus_per_job"] * (frame["generation_hours"] + starts)
     unperturbed = frame["generation_hours"].where(frame["perturbation"] == "none", 0.0)
-    frame["gpu_hours_unperturbed"] = frame["gpus_per_job"] * (unperturbed + starts)
+    frame["wall_hours_unperturbed"] = unperturbed + starts
+    frame["gpu_hours_unperturbed"] = frame["gpus_per_job"] * frame["wall_hours_unperturbed"]
     saved = frame["startup_hours"].where(~frame["job_start"], 0.0)
     frame["gpu_hours_saved"] = frame["gpus_per_job"] * saved
-    keys = ["track", "model", "engine", "rule", "step", "gpus_per_job", "gpu_model"]
+    keys = ["track", "model", "engine", "estimate", "rule", "step", "gpus_per_job", "gpu_model"]
     table = (
         frame.groupby(keys, sort=False)
         .agg(
@@ -395,6 +456,7 @@ def plan_table(
             output_tokens=("output_tokens", "sum"),
             gpu_hours=("gpu_hours", "sum"),
             gpu_hours_unperturbed=("gpu_hours_unperturbed", "sum"),
+            wall_hours_unperturbed=("wall_hours_unperturbed", "sum"),
             gpu_hours_saved=("gpu_hours_saved", "sum"),
             job_hours_max=("job_hours", "max"),
             api_cost_usd=("api_cost_usd", "sum"),
@@ -412,6 +474,7 @@ def plan_table(
     for column in (
         "gpu_hours",
         "gpu_hours_unperturbed",
+        "wall_hours_unperturbed",
         "gpu_hours_saved",
         "job_hours_max",
         "api_cost_usd",
@@ -429,7 +492,7 @@ def _total(table: pd.DataFrame, keys: list[str], track: str) -> dict:
     return {**dict.fromkeys(keys, ""), **total.to_dict(), "track": track, "model": "all"}
 
 
-PAPER_GPU_HOURS = (5, 70)  # NovBench paper: GPU-hours per model
+PAPER_WALL_HOURS = (5, 70)  # NovBench paper: wall hours per model, for its unperturbed cells
 PAPER_JUDGES_USD = 15_000  # the judge study: about this much in API calls, all experiments
 
 
@@ -450,9 +513,10 @@ def plan_notes(
         "the unperturbed descriptions (paraphrases are a model's output).",
         f"- GPU-hours: GPUs x ({settings.startup_min:g} min model start + output tokens / the "
         "registry's throughput_tokens_per_s) per job: estimates from memory bandwidth for vLLM "
-        f"with {REFERENCE_CONCURRENCY} requests in flight (see config/models.yaml); replace them "
-        "with measured values after a pilot run. gpu_hours_unperturbed: the cells without "
-        "perturbation, the ones the NovBench paper ran for every model.",
+        f"with {REFERENCE_CONCURRENCY} requests in flight (see config/models.yaml). "
+        "gpu_hours_unperturbed, wall_hours_unperturbed: the cells without perturbation, the "
+        "ones the NovBench paper ran for every model, in GPU-hours and in hours of the jobs.",
+        _measured_note(table, settings),
         "- Jobs: one inference job, one server start, per model, dataset and batch (its cells, "
         "or the paraphrases), counted on the job's first row; gpu_hours_saved: what a start per "
         f"cell would have added ({int(table['cells'].iloc[-1])} cells, "
@@ -543,35 +607,64 @@ def _span(values: pd.Series, digits: int) -> str:
     return low if low == high else f"{low}-{high}"
 
 
+def _measured_note(table: pd.DataFrame, settings: PlanSettings) -> str:
+    """Which models' numbers are the pilot's and which are assumed, in words."""
+    rows = table[table["model"] != "all"].drop_duplicates(["track", "model"])
+    measured = rows[rows["estimate"] == "measured"]
+    assumed = rows[rows["estimate"] == "assumed"]
+
+    def named(part: pd.DataFrame) -> str:
+        return "; ".join(
+            f"{track}: {', '.join(models)}" for track, models in part.groupby("track")["model"]
+        )
+
+    if measured.empty:
+        return (
+            f"- Measured: none ({settings.measured or 'no measured file'} not found); every "
+            "model's numbers are assumed. `snakemake pilot` measures them."
+        )
+    text = (
+        f"- Measured by the pilot ({settings.measured}): output tokens per call, throughput "
+        f"and server start of {named(measured)} (estimate = measured); the paraphrases keep "
+        "their assumption."
+    )
+    if not assumed.empty:
+        text += f" Assumed: {named(assumed)}."
+    return text
+
+
 def _paper_comparison(table: pd.DataFrame) -> str:
-    """Which GPU models fall outside the NovBench paper's 5-70 GPU-hours per model, and why."""
-    low, high = PAPER_GPU_HOURS
+    """Which GPU models' unperturbed cells fall outside the NovBench paper's 5-70 wall hours per
+    model, and why."""
+    low, high = PAPER_WALL_HOURS
     gpu = table[
         (table["track"] == "novbench") & (table["gpus_per_job"] > 0) & (table["model"] != "all")
     ]
-    per_model = gpu.groupby("model", sort=False)[["gpu_hours", "gpu_hours_unperturbed"]].sum()
+    per_model = gpu.groupby("model", sort=False)[["wall_hours_unperturbed", "gpu_hours"]].sum()
     if per_model.empty:
         return "- No model of this grid runs on GPUs."
-    inside = per_model["gpu_hours"].between(low, high)
+    hours = per_model["wall_hours_unperturbed"]
+    inside = hours.between(low, high)
     text = (
-        f"- The NovBench paper reports {low}-{high} GPU-hours per model; "
-        f"{int(inside.sum())} of the {len(per_model)} GPU models of this grid fall within."
+        f"- The NovBench paper reports {low}-{high} wall hours per model for its unperturbed "
+        "cells. Like for like (each model's unperturbed cells here, in hours of its jobs: "
+        f"server starts and generation), {int(inside.sum())} of the {len(per_model)} GPU "
+        "models of this grid fall within."
     )
-    below = per_model[per_model["gpu_hours"] < low]
+    below = hours[hours < low]
     if not below.empty:
         text += (
-            f" Below: {', '.join(below.index)} ({_span(below['gpu_hours'], 1)} h): small models "
-            f"with short answers, and vLLM serves {REFERENCE_CONCURRENCY} requests at once where "
-            "the authors' scripts called `generate` one paper at a time."
+            f" Below: {', '.join(below.index)} ({_span(below, 1)} h): small models with short "
+            f"answers, and vLLM serves {REFERENCE_CONCURRENCY} requests at once where the "
+            "authors' scripts called `generate` one paper at a time."
         )
-    above = per_model[per_model["gpu_hours"] > high]
+    above = hours[hours > high]
     if not above.empty:
-        text += (
-            f" Above: {', '.join(above.index)} ({_span(above['gpu_hours'], 0)} h): this grid "
-            "runs every model through the `change` and `del` perturbations, which the paper ran "
-            "with GPT-4o only (on 100 papers); the unperturbed cells take "
-            f"{_span(above['gpu_hours_unperturbed'], 0)} h."
-        )
+        text += f" Above: {', '.join(above.index)} ({_span(above, 0)} h)."
+    text += (
+        f" With the `change` and `del` perturbations (which the paper ran with GPT-4o only, on "
+        f"100 papers) the GPU models take {_span(per_model['gpu_hours'], 0)} GPU-hours each."
+    )
     return text
 
 

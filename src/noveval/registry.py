@@ -220,8 +220,12 @@ class Registry:
             raise RegistryError(f"missing API key environment variable: {', '.join(missing)}")
 
 
+# The rules whose jobs call a model: the grid's inference and the pilot's.
+CALLING_RULES = {*INFERENCE_RULES.values(), "pilot_infer", "pilot_infer_api"}
+
+
 def models_to_call(jobs) -> set[str]:
-    """The models that a run's pending jobs call (its ``infer`` and ``infer_api`` jobs).
+    """The models that a run's pending jobs call (its inference and pilot jobs).
 
     For the key check in ``onstart``: a dry run or a run that calls no API model (the compute
     plan, tables from cached scores) needs no key; a run that calls one fails before any job.
@@ -229,7 +233,7 @@ def models_to_call(jobs) -> set[str]:
     return {
         job.wildcards_dict["model"]
         for job in jobs
-        if job.rule.name in INFERENCE_RULES.values() and "model" in job.wildcards_dict
+        if job.rule.name in CALLING_RULES and "model" in job.wildcards_dict
     }
 
 
