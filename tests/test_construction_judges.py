@@ -249,3 +249,48 @@ def test_the_release_written_is_read_by_the_judges_reader(tmp_path):
     assert sorted(generated_pairs.loc[0, "sources"]) == ["generated", "human-positive"]
     ideas = load_release(tmp_path / "human-only" / "pointwise.yaml", "human-only", "pointwise")
     assert sorted(zip(ideas["titles"].map(tuple), ideas["label"])) == [(("n",), 0), (("p",), 1)]
+
+
+def test_signal_requests_render_the_authors_template_for_reviews_with_both_sections():
+    from noveval.registry import load_registry
+
+    records, _ = venue()
+    s1 = next(r for r in records if r["id"] == "s1")
+    s1["reviews"][2] = {**s1["reviews"][2], "weaknesses": ""}  # no Weaknesses: no call
+    spec = load_registry("config/models.yaml").model("smollm2-135m")
+    rows = judge_calls.signal_requests(
+        [s1], shared_file("novelty-eval", "upstream"), spec, {"max_tokens": 64, "seed": 0}
+    )
+    assert list(rows["item_id"]) == ["r1_0", "r1_1"]
+    (message,) = json.loads(rows.iloc[0]["messages"])
+    assert "### Strengths Section:\n" + s1["reviews"][0]["strengths"] in message["content"]
+    assert message["content"].rstrip().endswith("}")
+    # The same review text renders the same call: the journal answers it once.
+    assert rows["request_id"].nunique() == 1
+
+
+def test_the_plan_counts_each_steps_calls_from_the_expected_venue():
+    from noveval.construction import judge_build, judge_plan
+
+    settings = {
+        "name": "v",
+        "labels": {"percentile": 10},
+        "expected": {
+            "submissions": 100,
+            "reviews_per_submission": 4,
+            "review_chars": 3000,
+            "abstract_chars": 1800,
+            "pairs": 7,
+            "ideas": 15,
+        },
+    }
+    # Top and bottom 10% of 100 submissions, 4 reviews each: 80 signal calls.
+    assert judge_plan.stage_calls(settings) == {
+        "signals": (80, 3000),
+        "strip": (15, 1800),
+        "generation": (7, judge_plan.AREA_CHARS),
+    }
+    files = judge_build.JudgeBuild({"name": "v"}, "out").release_files
+    declared = judge_plan.declared_release(settings, files)
+    assert declared["out/construction/judges/v/release/human-only/pairwise.yaml"] == 7
+    assert declared["out/construction/judges/v/release/human-plus-generated/pointwise.yaml"] == 15

@@ -27,14 +27,18 @@ def read_json(path: str | Path):
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def fetch_venue(venue_ids: list[str], baseurl: str, notes_path: str) -> None:
-    """A venue's notes from OpenReview (credentials: OPENREVIEW_USERNAME / OPENREVIEW_PASSWORD)."""
-    notes = openreview_notes.fetch_notes(
-        venue_ids,
-        baseurl,
-        os.environ.get("OPENREVIEW_USERNAME"),
-        os.environ.get("OPENREVIEW_PASSWORD"),
-    )
+def venue_notes(recorded: str | None, venue_ids: list[str], baseurl: str, notes_path: str) -> None:
+    """A venue's notes: the recorded file (checked to be a JSON list of notes), or fetched from
+    OpenReview (credentials: OPENREVIEW_USERNAME / OPENREVIEW_PASSWORD)."""
+    if recorded:
+        notes = openreview_notes.read_notes(recorded)
+    else:
+        notes = openreview_notes.fetch_notes(
+            venue_ids,
+            baseurl,
+            os.environ.get("OPENREVIEW_USERNAME"),
+            os.environ.get("OPENREVIEW_PASSWORD"),
+        )
     openreview_notes.write_notes(notes, notes_path)
     log.info("%s: %d notes", notes_path, len(notes))
 
@@ -62,22 +66,30 @@ def candidates(
     write_json(skipped.records, skipped_path)
 
 
-def _spec(registry_path: str, model: str):
-    return load_registry(registry_path).model(model)
+STAGE_REQUESTS = {
+    "signals": judge_calls.signal_requests,
+    "strip": judge_calls.strip_requests,
+    "generation": judge_calls.generation_requests,
+}
 
 
-def signal_requests(
-    candidates_path: str,
+def stage_requests(
+    stage: str,
+    source_path: str,
     upstream_root: str,
     model: str,
     registry_path: str,
     decoding: dict,
     requests_path: str,
 ) -> None:
-    rows = judge_calls.signal_requests(
-        read_json(candidates_path), upstream_root, _spec(registry_path, model), decoding
-    )
-    log.info("%s: %d reviews to read for novelty signals", model, len(rows))
+    """One construction step's requests: the candidates' reviews (signals), the labelled papers'
+    abstracts (strip) or one idea per D₊ paper's area (generation)."""
+    papers = read_json(source_path)
+    if stage == "generation":
+        papers = [paper for paper in papers if paper["pool"] == selection.POSITIVE]
+    spec = load_registry(registry_path).model(model)
+    rows = STAGE_REQUESTS[stage](papers, upstream_root, spec, decoding)
+    log.info("%s %s: %d requests", model, stage, len(rows))
     write_table(rows, requests_path)
 
 
@@ -104,41 +116,13 @@ def labels(
     write_json({"unusable_signal_answers": garbled, "skipped": skipped.records}, skipped_path)
 
 
-def strip_requests(
-    labelled_path: str,
-    upstream_root: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
-    requests_path: str,
-) -> None:
-    rows = judge_calls.strip_requests(
-        read_json(labelled_path), upstream_root, _spec(registry_path, model), decoding
-    )
-    write_table(rows, requests_path)
-
-
-def generation_requests(
-    labelled_path: str,
-    upstream_root: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
-    requests_path: str,
-) -> None:
-    positives = [p for p in read_json(labelled_path) if p["pool"] == selection.POSITIVE]
-    rows = judge_calls.generation_requests(
-        positives, upstream_root, _spec(registry_path, model), decoding
-    )
-    write_table(rows, requests_path)
-
-
 def release(
     labelled_path: str,
     strip_responses: str,
     generation_responses: str,
     skipped_paths: list[str],
     seed: int,
+    venue: dict,
     release_dir: str,
     summary_path: str,
 ) -> None:
@@ -150,7 +134,7 @@ def release(
     generated, failed_generations = judge_calls.generated_ideas(
         pd.read_parquet(generation_responses)
     )
-    summary: dict = {"files": {}, "unpaired_areas": {}}
+    summary: dict = {"venue": venue, "files": {}, "unpaired_areas": {}}
     for setup, (positives, negatives) in judge_release.setup_pools(papers, generated).items():
         pairs, unpaired = judge_release.pairwise(positives, negatives, seed)
         ideas = judge_release.pointwise(positives, negatives, seed)
