@@ -9,11 +9,22 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from conftest import shared_file
 
-from noveval.construction import judge_calls, judge_release, openreview_notes, selection
+from noveval.construction import (
+    judge_build,
+    judge_calls,
+    judge_plan,
+    judge_release,
+    openreview_notes,
+    selection,
+)
+from noveval.construction.judge_plan import construction_workloads
 from noveval.judges.authors import blocked_titles
 from noveval.judges.instances import load_release
+from noveval.plan import PlanSettings, plan_table
+from noveval.registry import load_registry
 
 NOTES = Path(__file__).parent / "fixtures" / "openreview" / "iclr_notes.json"
 RL, OPT = "reinforcement learning", "optimization"
@@ -252,8 +263,6 @@ def test_the_release_written_is_read_by_the_judges_reader(tmp_path):
 
 
 def test_signal_requests_render_the_authors_template_for_reviews_with_both_sections():
-    from noveval.registry import load_registry
-
     records, _ = venue()
     s1 = next(r for r in records if r["id"] == "s1")
     s1["reviews"][2] = {**s1["reviews"][2], "weaknesses": ""}  # no Weaknesses: no call
@@ -270,8 +279,6 @@ def test_signal_requests_render_the_authors_template_for_reviews_with_both_secti
 
 
 def test_the_plan_counts_each_steps_calls_from_the_expected_venue():
-    from noveval.construction import judge_build, judge_plan
-
     settings = {
         "name": "v",
         "labels": {"percentile": 10},
@@ -294,3 +301,30 @@ def test_the_plan_counts_each_steps_calls_from_the_expected_venue():
     declared = judge_plan.declared_release(settings, files)
     assert declared["out/construction/judges/v/release/human-only/pairwise.yaml"] == 7
     assert declared["out/construction/judges/v/release/human-plus-generated/pointwise.yaml"] == 15
+
+
+def test_the_new_venue_plan_prices_each_construction_step():
+    registry = load_registry("config/models.yaml")
+    venue = yaml.safe_load(Path("config/new-venue.yaml").read_text())["construction"]["judges"]
+    settings = {
+        **venue,
+        "labels": {"percentile": 10},
+        "expected": {
+            "submissions": 1000,
+            "reviews_per_submission": 4,
+            "review_chars": 3000,
+            "abstract_chars": 1800,
+            "pairs": 10,
+            "ideas": 20,
+        },
+    }
+    workloads = construction_workloads(
+        settings, {"max_tokens": 4096}, registry, "no-upstream-here", PlanSettings()
+    )
+    table = plan_table(workloads, registry, concurrency=16, settings=PlanSettings())
+    rows = table[table["model"] != "all"].set_index("step")
+    assert rows.loc["judges/signals", "requests"] == 800  # 2 x 10% x 1000 x 4
+    assert rows.loc["judges/signals", "rule"] == "construction_judges_infer"
+    # A template not on disk counts 4,000 characters: (4000 + 3000) / 4 tokens per call.
+    assert rows.loc["judges/signals", "input_tokens"] == 800 * 1750
+    assert (rows["api_cost_usd"] > 0).all()

@@ -1,5 +1,5 @@
 """build_benchmarks on recorded OpenReview notes with the embedded SmolLM2, and a new venue as a
-config: its dry run lists the construction jobs and the plan prices them."""
+config: its dry run lists the construction jobs and the judges on the built release."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ def test_build_benchmarks_writes_a_release_the_judges_reader_reads(tmp_path):
                     "venue_ids": ["ICLR.cc/2026/Conference"],
                     "notes": str(NOTES),
                     "models": dict.fromkeys(("signals", "strip", "generation"), "smollm2-135m"),
-                    "max_tokens": {"signals": 8, "strip": 8, "generation": 8},
+                    # Enough for SmolLM2 to close its JSON answer; the rest stays tiny.
+                    "max_tokens": {"signals": 96, "strip": 16, "generation": 16},
                 }
             },
         },
@@ -62,20 +63,12 @@ def test_build_benchmarks_writes_a_release_the_judges_reader_reads(tmp_path):
                 assert len(load_release(path, setup, format)) == count
             else:
                 assert yaml.safe_load(path.read_text()) == {}
-    # Three identical reviews per paper: one call each; a forced rerun sends none.
+    # Three identical reviews per paper: one call each (the journal answers the rest).
     signals = pd.read_parquet(built / "smollm2-135m" / "responses" / "signals.parquet")
     assert len(signals) == 12 and signals["request_id"].nunique() == 4
-    run_snakemake(
-        "--cores", "2", "build_benchmarks", "--forcerun", "construction_judges_infer", *configs
-    )
-    log = tmp_path / "results" / "logs" / "construction" / "judges" / "recorded"
-    assert (
-        "4 answered by earlier calls, 0 to send"
-        in (log / "smollm2-135m" / "signals" / "infer.log").read_text()
-    )
 
 
-def test_a_new_venue_dry_runs_its_construction_and_the_plan_prices_it(tmp_path):
+def test_a_new_venue_dry_runs_its_construction_before_the_judges(tmp_path):
     venue = yaml.safe_load((REPO / "config" / "new-venue.yaml").read_text())
     built = tmp_path / "results" / "construction" / "judges" / "iclr2026" / "release"
     layout = {s: {f: str(built / s / f"{f}.yaml") for f in FORMATS} for s in SETUPS}
@@ -90,10 +83,3 @@ def test_a_new_venue_dry_runs_its_construction_and_the_plan_prices_it(tmp_path):
     dry = run_snakemake("-n", "--cores", "1", "all", *configs).stdout
     for rule in ("construction_judges_notes", "construction_judges_infer", "judges_instances"):
         assert f"rule {rule}:" in dry
-    run_snakemake("--cores", "1", "plan", *configs)
-    plan = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
-    rows = plan[(plan["track"] == "construction") & (plan["model"] != "all")]
-    assert set(rows["step"]) == {"judges/signals", "judges/strip", "judges/generation"}
-    # ICLR 2026 as assumed: 19,000 submissions, top and bottom 10%, 4 reviews each.
-    assert rows.set_index("step").loc["judges/signals", "requests"] == 15200
-    assert (rows["api_cost_usd"] > 0).all()
