@@ -1,6 +1,8 @@
 # The judge study's benchmark built from a venue's OpenReview notes (config construction.judges):
 # notes, top and bottom candidates per area, their reviews' novelty signals, the labelled pools,
 # stripped abstracts, generated ideas, and the release layout the judges track reads.
+import os
+
 from noveval.construction import judge_calls
 from noveval.construction.judge_build import JudgeBuild
 from noveval.construction.judge_plan import declared_release
@@ -52,7 +54,9 @@ if BUILD:
                 step="noveval.construction.judge_steps",
             ),
             rules=CONSTRUCTION_JUDGES["labels"],
-            upstream_root=JUDGE_UPSTREAM,
+            upstream_root=lambda wildcards, input: judge_calls.upstream_root(
+                input.upstream[0]
+            ),
         script:
             "../scripts/construction_judges_candidates.py"
 
@@ -77,7 +81,9 @@ if BUILD:
             decoding=lambda wildcards: BUILD.decoding(
                 config["decoding"], wildcards.stage
             ),
-            upstream_root=JUDGE_UPSTREAM,
+            upstream_root=lambda wildcards, input: judge_calls.upstream_root(
+                input.upstream[0]
+            ),
             model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
         script:
             "../scripts/construction_judges_requests.py"
@@ -152,7 +158,9 @@ if BUILD:
                 step="noveval.construction.judge_steps",
             ),
             seed=CONSTRUCTION_JUDGES["seed"],
-            release_dir=BUILD.release_dir,
+            release_dir=lambda wildcards, output: os.path.dirname(
+                os.path.dirname(output.files[0])
+            ),
             venue=config_slice(CONSTRUCTION_JUDGES, "name", "venue_ids", "deadline"),
         script:
             "../scripts/construction_judges_release.py"

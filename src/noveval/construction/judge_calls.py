@@ -40,6 +40,11 @@ SIGNAL_KEYS = {
 _ABSTRACT_LABEL = re.compile(r"(?:\*\*)?abstract(?:\*\*)?\s*:\s*(.+)", re.DOTALL | re.IGNORECASE)
 
 
+def upstream_root(first_file: str) -> str:
+    """The folder laid out like the authors' repository that holds ``FILES[0]`` at ``first_file``."""
+    return first_file.removesuffix(FILES[0]).rstrip("/")
+
+
 def template(root: str | Path, path: str) -> jinja2.Template:
     """One of the authors' templates, digest-checked (rendered as their Jinja2 environment does)."""
     return jinja2.Template(UpstreamSource("judges", Path(root)).text(path))
