@@ -41,7 +41,7 @@ _ABSTRACT_LABEL = re.compile(r"(?:\*\*)?abstract(?:\*\*)?\s*:\s*(.+)", re.DOTALL
 
 
 def upstream_root(first_file: str) -> str:
-    """The folder laid out like the authors' repository that holds ``FILES[0]`` at ``first_file``."""
+    """The folder, laid out like the authors' repository, whose ``FILES[0]`` is ``first_file``."""
     return first_file.removesuffix(FILES[0]).rstrip("/")
 
 
