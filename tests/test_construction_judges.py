@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import shared_file
+from loopback_openreview import LoopbackOpenReview
 
 from noveval.construction import (
     judge_build,
@@ -328,3 +329,20 @@ def test_the_new_venue_plan_prices_each_construction_step():
     # A template not on disk counts 4,000 characters: (4000 + 3000) / 4 tokens per call.
     assert rows.loc["judges/signals", "input_tokens"] == 800 * 1750
     assert (rows["api_cost_usd"] > 0).all()
+
+
+def test_fetching_a_venue_from_the_openreview_stand_in_gives_the_recorded_notes():
+    recorded = openreview_notes.read_notes(NOTES)
+    venue_ids = ["ICLR.cc/2026/Conference", "ICLR.cc/2026/Conference/Rejected_Submission"]
+    with LoopbackOpenReview(recorded) as api:
+        fetched = openreview_notes.fetch_notes(venue_ids, api.url, "~Loop_Back1", "pw")
+        with pytest.raises(Exception, match="Invalid username or password"):
+            openreview_notes.fetch_notes(venue_ids, api.url, "~Loop_Back1", "wrong")
+    # s17 has no venue id: it is no submission of the venue.
+    assert sorted(n["id"] for n in fetched) == sorted(n["id"] for n in recorded if n["id"] != "s17")
+    assert {n["id"]: n for n in fetched}["s1"]["details"] == recorded[0]["details"]
+    queries = [query for path, query in api.requests if path == "/notes"]
+    assert {q["content.venueid"] for q in queries} == set(venue_ids)
+    assert all(q["details"] == "replies" for q in queries)
+    skipped = openreview_notes.Skipped()
+    assert len(openreview_notes.submissions(fetched, skipped)) == 14
