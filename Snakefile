@@ -71,6 +71,7 @@ include: "rules/judges_requests.smk"
 include: "rules/judges_verdicts.smk"
 include: "rules/judges_tables.smk"
 include: "rules/judges_figures.smk"
+include: "rules/construction_judges.smk"
 include: "rules/plan.smk"
 include: "rules/pilot.smk"
 include: "rules/reproduction.smk"
@@ -90,6 +91,14 @@ rule novbench:
 rule judges:
     input:
         JUDGES.outputs(RESULTS),
+
+
+# Both benchmarks built from raw sources (config construction): the judge study's release
+# (rules/construction_judges.smk) and NovBench's file (rules/construction_novbench.smk).
+rule build_benchmarks:
+    input:
+        construction_judges_targets(),
+        globals().get("construction_novbench_targets", list)(),
 
 
 # Every published number of both papers beside ours (results/reproduction/report.md, .csv).

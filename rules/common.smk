@@ -5,3 +5,9 @@ from noveval.wildcards import constraints
 # One block for the whole workflow, built from the package's names (noveval.wildcards).
 wildcard_constraints:
     **constraints(),
+
+
+def construction_judges_targets():
+    """The judge study's built release and its construction summary (rules/
+    construction_judges.smk; none without config construction.judges)."""
+    return BUILD.targets() if BUILD else []

@@ -46,12 +46,16 @@ rule plan:
         judge_cells=grid_cells(JUDGES),
         judge_files=JUDGES.datasets,
         judge_declared={
-            file.local: file.instances
-            for files in JUDGES.releases.values()
-            for file in files
+            **{
+                file.local: file.instances
+                for files in JUDGES.releases.values()
+                for file in files
+            },
+            **BUILT_RELEASE_DECLARED,
         },
         judges=config["judges"],
         upstream_root=config["upstream"]["judges"] or JUDGE_UPSTREAM,
-        code=code_version("noveval.plan"),
+        construction=CONSTRUCTION_JUDGES,
+        code=code_version("noveval.plan", "noveval.construction.judge_plan"),
     script:
         "../scripts/plan.py"

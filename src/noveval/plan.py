@@ -398,6 +398,10 @@ PLAN_COLUMNS = [
 ]
 
 
+# The inference rule of a track whose calls are not rule infer's.
+RULES = {"construction": "construction_judges_infer"}
+
+
 def plan_table(
     workloads: list[Workload], registry: Registry, concurrency: int, settings: PlanSettings
 ) -> pd.DataFrame:
@@ -418,7 +422,7 @@ def plan_table(
                 **asdict(workload),
                 "engine": spec.engine,
                 "estimate": settings.estimate(spec.name, workload.track),
-                "rule": INFERENCE_RULES[spec.engine],
+                "rule": RULES.get(workload.track, INFERENCE_RULES[spec.engine]),
                 "gpus_per_job": spec.gpus,
                 "gpu_model": spec.gpu_model or "",
                 "startup_hours": startup_hours(spec, settings),
@@ -536,6 +540,12 @@ def plan_notes(
             f"{settings.sample} and scaled to the declared number of papers."
         )
     lines.append(_paper_comparison(table))
+    if any(w.track == "construction" for w in workloads):
+        lines.append(
+            "- Construction of the judge study's benchmark (track construction): the venue's "
+            "size is assumed (construction.judges.expected), not yet fetched; one job per "
+            "step (signals, strip, generation)."
+        )
     if any(w.track == "judges" for w in workloads):
         lines.append(_judges_notes(table, workloads, settings, authors, calibration))
     return "\n".join(lines)
@@ -784,8 +794,10 @@ def compute_plan(
     judge_declared: dict | None = None,
     judges: dict | None = None,
     upstream_root: str = "",
+    construction: dict | None = None,
 ) -> None:
-    """Rule plan: the compute plan of the configured grid (NovBench, then the judges)."""
+    """Rule plan: the compute plan of the configured grid (NovBench, then the judges, then the
+    construction of the judge study's benchmark, ``construction``: config construction.judges)."""
     settings = PlanSettings.from_config({"plan": plan})
     registry = load_registry(registry_path)
     workloads = novbench_workloads(
@@ -810,6 +822,13 @@ def compute_plan(
         workloads += judge_workloads
         log.info("judge output tokens per call:\n%s", output_tokens.to_string(index=False))
         log.info("plan: %s", held_out_note(calibration))
+    if construction:
+        # Imported here: the construction's plan builds on this module's workloads.
+        from noveval.construction.judge_plan import construction_workloads
+
+        workloads += construction_workloads(
+            construction, decoding, registry, upstream_root, settings
+        )
     table = plan_table(workloads, registry, inference["concurrency"], settings)
     notes = plan_notes(table, workloads, settings, decoding, prompts, calibration)
     scoring = scoring_table(workloads, novbench["scoring"])

@@ -1,0 +1,1 @@
+"""Building the studies' benchmarks from raw sources (OpenReview notes, papers and reviews)."""
