@@ -1,0 +1,1 @@
+"""Building the benchmarks from raw papers and reviews."""
