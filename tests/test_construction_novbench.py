@@ -308,3 +308,50 @@ def test_scores_on_a_hand_made_label_set():
     assert got["accuracy"] == pytest.approx(0.6)
     assert got["macro_f1"] == pytest.approx((0.5 + 2 / 3) / 2)
     assert (got["sentences"], got["positives"], got["unanswered"]) == (5, 2, 1)
+
+
+# --- reproduction report rows ---------------------------------------------------------------------
+
+
+def extraction_scores(model: str, sentences: int, unanswered: int = 0) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"step": "introduction", "model": model, "prompt": "context", "sentences": sentences,
+             "positives": 1, "unanswered": unanswered, "accuracy": 0.885, "macro_f1": 0.70,
+             "max_tokens": None},
+            {"step": "review", "model": "gpt-4o-mini", "prompt": "review", "sentences": 993,
+             "positives": 493, "unanswered": 0, "accuracy": 0.93, "macro_f1": 0.90,
+             "max_tokens": None},
+        ]
+    )  # fmt: skip
+
+
+def extraction_report(scores) -> pd.DataFrame:
+    from noveval.reproduction import report
+
+    limits = {"max_empty_share": 0.1, "max_failed_share": 0.05}
+    rows = [
+        report._base(row) | report.extraction_row(row, scores, limits)
+        for row in report.published("extraction").itertuples(index=False)
+    ]
+    return pd.DataFrame(rows).set_index(["table", "metric"])
+
+
+def test_extraction_rows_have_verdicts_only_under_the_papers_conditions():
+    found = extraction_report(extraction_scores("gpt-5", 2300))
+    assert found.loc[("A", "accuracy"), "verdict"] == "match"  # 0.885 rounds to 0.89
+    assert found.loc[("A", "macro_f1"), "verdict"] == "outside"  # 0.70 vs 0.84, tolerance 0.02
+    assert found.loc[("B", "accuracy"), "verdict"] == "match"
+    assert found.loc[("B", "macro_f1"), "verdict"] == "outside"
+    assert (found["source_kind"] == "printed").all()
+    other = extraction_report(extraction_scores("smollm2-135m", 3, unanswered=1))
+    reason = other.loc[("A", "accuracy"), "reason"]
+    assert other.loc[("A", "accuracy"), "verdict"] == "not comparable"
+    assert "model smollm2-135m (paper: gpt-5)" in reason
+    assert "sentences 3 (paper: 2300)" in reason
+    assert "failed_share 0.333 over reproduction.max_failed_share 0.05" in reason
+
+
+def test_extraction_rows_are_not_run_without_a_validation():
+    found = extraction_report(None)
+    assert set(found["verdict"]) == {"not run"}

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from noveval.batches import NORMALISATION, SENTENCES, STEP
 from noveval.construction.extraction import FIRST_ROUND
+from noveval.construction.records import SENTENCE_CELLS
 from noveval.registry import Registry
 
 TRACK = "novbench_construction"
 VALIDATION = "extraction"  # the dataset folder of the Appendix A/B validation
-INTRODUCTION_CELL, REVIEW_CELL = "introduction", "review"
 
 
 @dataclass(frozen=True)
@@ -61,10 +61,16 @@ class NovBenchConstruction:
         if dataset == VALIDATION:
             cells = {SENTENCES: self.validation_prompts(), STEP: ["step_decision"]}
         else:
-            cells = {SENTENCES: [INTRODUCTION_CELL, REVIEW_CELL], NORMALISATION: [NORMALISATION]}
+            cells = {SENTENCES: list(SENTENCE_CELLS.values()), NORMALISATION: [NORMALISATION]}
         if batch not in cells:
             raise ValueError(f"{TRACK}/{dataset} has no inference batch '{batch}'")
         return [f"{folder}/{cell}/requests.parquet" for cell in cells[batch]]
+
+    def normalised(self, results: str, dataset: str, name: str) -> str:
+        """A file the normalisation model's requests step writes (``extracted.parquet``: the
+        papers' novelty sentences; ``skipped.parquet``: the papers left out)."""
+        model = self.section["normalisation_model"]
+        return f"{self.folder(results, dataset)}/{model}/{NORMALISATION}/{name}"
 
     def responses(self, results: str, dataset: str, model: str, batch: str) -> str:
         return f"{self.folder(results, dataset)}/{model}/responses/{batch}.parquet"

@@ -15,6 +15,7 @@ PAPER_COLUMNS = ["paper_id", "title", "abstract", "decision"]
 SENTENCE_COLUMNS = ["item_id", "paper_id", "kind", "sentence", "context"]
 SKIPPED_COLUMNS = ["paper_id", "stage", "reason"]
 INTRODUCTION, REVIEW = "introduction", "review"
+SENTENCE_CELLS = {INTRODUCTION: "introduction_sentences", REVIEW: "review_sentences"}
 
 
 def read_nlpeer(

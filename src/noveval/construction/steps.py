@@ -79,7 +79,8 @@ def normalisation_requests(
     authors insert them); the papers with none of either are left out."""
     sentences = pd.read_parquet(sentences_path)
     answers = pd.concat(
-        [read_responses(responses_path, kind) for kind in CONSTRUCTION_PROMPTS], ignore_index=True
+        [read_responses(responses_path, cell) for cell in records.SENTENCE_CELLS.values()],
+        ignore_index=True,
     )
     marked = records.novelty_sentences(sentences, answers)
     unanswered = int((~marked["answered"]).sum())
@@ -194,10 +195,14 @@ def step_requests(
 
 
 def validation_scores(
-    responses: dict[str, dict[str, str]], prompts: list[str], labels: dict, scores_path: str
+    responses: dict[str, dict[str, str]],
+    prompts: list[str],
+    labels: dict,
+    max_tokens: int | None,
+    scores_path: str,
 ) -> None:
     """Accuracy and macro-F1 per model and prompt (``responses``: model → batch → responses
-    table)."""
+    table), with the token cap the calls were sent with."""
     rows = []
     for model, batches in responses.items():
         for prompt in prompts:
@@ -208,13 +213,12 @@ def validation_scores(
                 answers = _cell_or_none(batches[SENTENCES], prompt)
             decided = extraction.decisions(sentences["item_id"], answers)
             step = "review" if prompt == "review" else "introduction"
+            scored = validation.scores(sentences, decided)
             rows.append(
-                {"step": step, "model": model, "prompt": prompt,
-                 **validation.scores(sentences, decided)}
-            )  # fmt: skip
-    table = pd.DataFrame(rows, columns=validation.SCORE_COLUMNS)
-    with_header = table.to_csv(index=False)
-    write_bytes(with_header.encode("utf-8"), scores_path)
+                {"step": step, "model": model, "prompt": prompt, **scored, "max_tokens": max_tokens}
+            )
+    table = pd.DataFrame(rows, columns=[*validation.SCORE_COLUMNS, "max_tokens"])
+    write_bytes(table.to_csv(index=False).encode("utf-8"), scores_path)
 
 
 def _cell_or_none(path: str, cell: str) -> pd.DataFrame:
