@@ -162,6 +162,7 @@ rule novbench_construction_release:
 
 rule novbench_extraction_requests:
     input:
+        labels=lambda wildcards: NOVBENCH_CONSTRUCTION.label_files(wildcards.prompt),
         upstream=lambda wildcards: VALIDATION_SCRIPTS,
     output:
         f"{BUILT}/{EXTRACTION}/{{model}}/{{prompt}}/requests.parquet",
@@ -208,6 +209,7 @@ rule novbench_extraction_step_requests:
 
 rule novbench_extraction_scores:
     input:
+        labels=lambda wildcards: NOVBENCH_CONSTRUCTION.label_files(),
         sentences=expand(
             f"{BUILT}/{EXTRACTION}/{{model}}/responses/sentences.parquet",
             model=NOVBENCH_CONSTRUCTION.validation_models(),

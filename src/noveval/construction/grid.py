@@ -46,6 +46,16 @@ class NovBenchConstruction:
             return []
         return [*validation["prompts"], "review"]
 
+    def label_files(self, prompt: str | None = None) -> list[str]:
+        """The labelled sentences ``prompt`` is scored on (every label file: None)."""
+        validation = self.section["validation"]
+        files = []
+        if prompt in (None, "review"):
+            files += [validation["review_labels"]["novelty"], validation["review_labels"]["other"]]
+        if prompt != "review":
+            files.append(validation["introduction_labels"])
+        return files
+
     def validation_models(self) -> list[str]:
         return list(self.section["validation"]["models"]) if self.validation_prompts() else []
 

@@ -142,13 +142,11 @@ def assemble(
         [*(pd.read_parquet(path) for path in skipped_paths), unnormalised], ignore_index=True
     )
     total = len(pd.read_parquet(papers_path)) + int((skipped["stage"] == "read").sum())
+    summary = records.summary_markdown(total, len(release), skipped)
     if not release:
-        raise ValueError(
-            f"no NovBench record built: all {total} papers were left out (see {summary_path})"
-        )
+        raise ValueError(f"no NovBench record built, every paper was left out:\n{summary}")
     text = json.dumps(release, ensure_ascii=False, indent=1)
     write_bytes(text.encode("utf-8"), release_path)
-    summary = records.summary_markdown(total, len(release), skipped)
     write_bytes(summary.encode("utf-8"), summary_path)
     log.info("%s: %d records of %d papers", release_path, len(release), total)
 
