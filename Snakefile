@@ -72,6 +72,7 @@ include: "rules/judges_verdicts.smk"
 include: "rules/judges_tables.smk"
 include: "rules/judges_figures.smk"
 include: "rules/construction_judges.smk"
+include: "rules/construction_novbench.smk"
 include: "rules/plan.smk"
 include: "rules/pilot.smk"
 include: "rules/reproduction.smk"
@@ -98,7 +99,7 @@ rule judges:
 rule build_benchmarks:
     input:
         construction_judges_targets(),
-        globals().get("construction_novbench_targets", list)(),
+        construction_novbench_targets(),
 
 
 # Every published number of both papers beside ours (results/reproduction/report.md, .csv).

@@ -35,6 +35,7 @@ rule reproduction_report:
                 REPRODUCTION_CELLS,
                 AUTHORS_SCRIPTS,
                 PAPER_TABLES,
+                NOVBENCH_CONSTRUCTION.validation_scores(RESULTS),
             )
         ),
     output:

@@ -771,7 +771,11 @@ class Handler(BaseHTTPRequestHandler):
             return self._reply(400, {"error": {**error, "param": rejected.param, "code": None}})
         if anthropic:
             return self._messages(body)
-        self._reply(200, answer(body))
+        reply = answer(body)
+        text = self.server.answers.get(body.get("model"))
+        if text is not None and self.path == "/v1/chat/completions":
+            reply["choices"][0]["message"]["content"] = text
+        self._reply(200, reply)
 
     def _messages(self, body: dict) -> None:
         """A Messages call: the retired model's 404, or the answer (with its cache usage; an
@@ -851,6 +855,7 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.cache: set = set()  # prompt-cache prefixes written so far
         self.unknown: set[str] = set()  # model ids the providers answer with a 404
         self.key: str | None = None  # the key a local server demands (None: none)
+        self.answers: dict[str, str] = {}  # model id -> its chat completions answer (else ANSWER)
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def base_url(self, api: str) -> str:

@@ -245,7 +245,7 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
     metrics = {("novelty-eval", "pairwise"): metrics}
     rows = report.rows(GRID, tables, metrics, BASIS, digests={"coling2020": COLING_SHA})
     assert list(rows.columns) == report.COLUMNS
-    assert len(rows) == 930 + 613
+    assert len(rows) == 930 + 4 + 613  # NovBench, its extraction validation, the judge study
     by_cell = rows.set_index(["study", "table", "cell", "metric"]).sort_index()
     kc = by_cell.loc[("novbench", "4", "human", "kc")]
     assert (kc["verdict"], kc["our_value"]) == ("match", 0.70453)
@@ -319,7 +319,7 @@ def coling_run(tmp_path_factory):
 @pytest.mark.model
 def test_coling_acceptance_report(coling_run):
     rows = pd.read_csv(coling_run / "reproduction" / "report.csv", keep_default_na=False)
-    assert list(rows.columns) == report.COLUMNS and len(rows) == 930 + 613
+    assert list(rows.columns) == report.COLUMNS and len(rows) == 930 + 4 + 613
     human = rows[(rows["table"] == "4") & (rows["cell"] == "human")].set_index("metric")
     assert human.loc["kc", "verdict"] == "match" and human.loc["ls", "verdict"] == "match"
     assert float(human.loc["kc", "our_value"]) == pytest.approx(0.7045, abs=0.0005)

@@ -20,7 +20,11 @@ PARAPHRASE = "paraphrase"
 GENERATION = "generation"
 REWRITE = "rewrite"
 PAPER_TYPE = "paper_type"
-BATCHES = (CELLS, PARAPHRASE, GENERATION, REWRITE, PAPER_TYPE)
+# NovBench construction: sentence labels, the step prompt's second call, the gold format.
+SENTENCES = "sentences"
+STEP = "step"
+NORMALISATION = "normalisation"
+BATCHES = (CELLS, PARAPHRASE, GENERATION, REWRITE, PAPER_TYPE, SENTENCES, STEP, NORMALISATION)
 
 
 def responses_path(results: str, track: str, dataset: str, model: str, batch: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from noveval.batches import BATCHES
+from noveval.construction.grid import TRACK as NOVBENCH_CONSTRUCTION
 from noveval.judges.grid import CHANGES
 from noveval.judges.instances import FORMATS
 from noveval.novbench.generation import STRATEGIES
@@ -21,7 +22,7 @@ def one_of(names) -> str:
 def constraints() -> dict[str, str]:
     """Wildcard name → regex, for every wildcard of the workflow's rules."""
     return {
-        "track": one_of(STUDIES),
+        "track": one_of((*STUDIES, NOVBENCH_CONSTRUCTION)),
         "study": one_of(SOURCES),
         "path": r".+",  # a file of a release or of the authors' repository, with folders
         "dataset": NAME,

@@ -86,6 +86,7 @@ INPUTS = (
     "built_from",
     "scripts",
     "paper_tables",
+    "extraction",
 )
 JUDGE_AGGREGATION = ("no_aggregation", "even_split", "all_failed")
 # Absolute tolerances of ``within``: NovBench per metric, the judge study per printed unit (a
@@ -223,11 +224,13 @@ def inputs(
     cells: list[dict] = (),
     scripts: list[str] = (),
     paper_tables=None,
+    extraction: list[str] = (),
 ) -> dict[str, list[str]]:
     """The outputs the report reads: of the configured datasets compared with a paper's (and the
     judge datasets' expert-study file where their release declares one, and the NovBench
     datasets' appendix tables where ``paper_tables``, the config's declarations, has them), the
-    requests of their ``cells`` with what they were built from, and the authors' ``scripts``."""
+    requests of their ``cells`` with what they were built from, the authors' ``scripts``, and the
+    extraction validation's scores (``extraction``: none or one table)."""
     novbench_sets = [d["name"] for d in grid["novbench"]["datasets"].values()]
     judges_sets = [d["name"] for d in grid["judges"]["datasets"].values()]
     return {
@@ -251,6 +254,7 @@ def inputs(
             for path in (paper_tables.outputs(results, novbench) if paper_tables else [])
             if Path(path).parent.name in novbench_sets
         ],
+        "extraction": list(extraction),
     }
 
 
@@ -859,13 +863,15 @@ def rows(
     digests: dict[str, str] | None = None,
     requests: dict[tuple, dict] | None = None,
     paper_tables: dict[tuple[str, str], pd.DataFrame] | None = None,
+    extraction: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One report row per published number of both studies. ``basis``: the run's and the
     paper's conditions (:func:`conditions`, :func:`paper_conditions`) and the share limits
     (config ``reproduction``); ``expert``: the expert-study counts per judge dataset
     (:func:`expert_counts`); ``digests``: the SHA-256 of each NovBench dataset's release file;
     ``requests``: the digests of each cell's requests (:func:`cell_requests`); ``paper_tables``:
-    NovBench's appendix tables (:func:`paper_table_row`)."""
+    NovBench's appendix tables (:func:`paper_table_row`); ``extraction``: the extraction
+    validation's scores (:func:`extraction_row`)."""
     out = []
     for row in published("novbench").itertuples(index=False):
         if row.subset.partition("=")[0] in PAPER_TABLES:
@@ -875,9 +881,34 @@ def rows(
         else:
             ours = novbench_row(row, grid["novbench"], tables, basis, digests or {}, requests)
         out.append(_base(row) | ours)
+    for row in published("extraction").itertuples(index=False):
+        out.append(_base(row) | extraction_row(row, extraction, basis["limits"]))
     for row in published("judges").itertuples(index=False):
         out.append(_base(row) | judges_row(row, grid["judges"], metrics, expert or {}, basis))
     return pd.DataFrame(out, columns=COLUMNS)
+
+
+def extraction_row(row, scores: pd.DataFrame | None, limits: dict) -> dict:
+    """Our accuracy or macro-F1 of an extraction prompt (Appendices A and B): the paper's model
+    where the validation ran it, else the first model that ran the prompt, not comparable then.
+    Conditions: the model, the labelled sentences scored, the token cap (the authors set none)
+    and the share of failed calls."""
+    if scores is None:
+        return _not_run("no extraction validation (construction.novbench.validation.models)")
+    ran = scores[(scores["step"] == row.step) & (scores["prompt"] == row.prompt)]
+    if ran.empty:
+        return _not_run(f"the extraction validation ran no {row.prompt} prompt")
+    mine = ran[ran["model"] == row.model]
+    found = (mine if len(mine) else ran).iloc[0]
+    cap = found["max_tokens"]
+    ours = {
+        "model": found["model"],
+        "sentences": int(found["sentences"]),
+        "max_tokens": "none" if pd.isna(cap) else int(cap),
+        "failed_share": found["unanswered"] / found["sentences"],
+    }
+    paper = {"model": row.model, "sentences": int(row.sentences), "max_tokens": "none"}
+    return judged(row, float(found[row.metric]), TOLERANCES["fraction"], ours, paper, limits)
 
 
 def _base(row) -> dict:
@@ -980,7 +1011,8 @@ def write(
     paper_tables = {
         (Path(p).parent.name, Path(p).name): pd.read_csv(p) for p in paths["paper_tables"]
     }
-    report = rows(grid, tables, metrics, basis, expert, digests, requests, paper_tables)
+    extraction = pd.read_csv(paths["extraction"][0]) if paths.get("extraction") else None
+    report = rows(grid, tables, metrics, basis, expert, digests, requests, paper_tables, extraction)
     sections = {d: uncertainty.markdown(read_tables(paths)) for d, paths in scores.items()}
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     report.to_csv(csv_path, index=False)

@@ -1,0 +1,89 @@
+"""Requests of the extraction steps (is this introduction sentence a novelty description? does
+this review sentence evaluate novelty?) and the reading of their answers.
+
+Every request is one user message with the authors' prompt; the "step" prompt is a chain of two
+calls, whose second prompt is built from the first answer's "Main idea" and "Refers to" lines.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from noveval.chat_requests import build_request
+from noveval.construction import authors
+from noveval.construction.sentences import context_windows, says_yes, step_summary_fields
+from noveval.registry import ModelSpec
+
+# What each first-round prompt is given; the step prompt's first call sees the sentence only.
+FIRST_ROUND = {"direct": "direct", "context": "context", "few_shot": "few_shot"}
+FIRST_ROUND.update(step="step_summary", review="review")
+
+
+def with_contexts(sentences: pd.DataFrame) -> pd.DataFrame:
+    """``sentences`` (``paper_id``, ``sentence``, in reading order) with each sentence's
+    context window, taken within its paper."""
+    contexts = pd.Series(index=sentences.index, dtype=object)
+    for _, group in sentences.groupby("paper_id", sort=False):
+        contexts[group.index] = context_windows(list(group["sentence"]))
+    return sentences.assign(context=contexts)
+
+
+def prompt_requests(
+    sentences: pd.DataFrame, prompt: str, spec: ModelSpec, decoding: dict, upstream_root: str
+) -> list[dict]:
+    """One request per sentence (``item_id``, ``sentence``, and ``context`` for the context
+    prompt) with the first-round prompt of ``prompt`` (a key of ``FIRST_ROUND``)."""
+    template = authors.template(upstream_root, FIRST_ROUND[prompt])
+    rows = []
+    for sentence in sentences.to_dict("records"):
+        values = {name: sentence[name] for name in template.placeholders}
+        rows.append(
+            build_request(
+                item_id=sentence["item_id"],
+                spec=spec,
+                messages=[{"role": "user", "content": template.render(**values)}],
+                decoding=decoding,
+            )
+        )
+    return rows
+
+
+def step_decision_requests(
+    first_answers: pd.DataFrame, spec: ModelSpec, decoding: dict, upstream_root: str
+) -> list[dict]:
+    """The second call of the step prompt for each first answer (``item_id``, ``text``); a
+    failed first call gets no second one (the sentence counts as unanswered)."""
+    template = authors.template(upstream_root, "step_decision")
+    answered = first_answers[first_answers["text"].notna()]
+    return [
+        build_request(
+            item_id=answer["item_id"],
+            spec=spec,
+            messages=[
+                {"role": "user", "content": template.render(**step_summary_fields(answer["text"]))}
+            ],
+            decoding=decoding,
+        )
+        for answer in answered.to_dict("records")
+    ]
+
+
+def decisions(items: pd.Series, answers: pd.DataFrame) -> pd.DataFrame:
+    """Per item: ``answered`` (a reply came back) and ``yes`` (the authors' reading of it)."""
+    by_item = dict(zip(answers["item_id"], answers["text"]))
+    texts = [by_item.get(item) for item in items]
+    return pd.DataFrame(
+        {
+            "item_id": list(items),
+            "answered": [text is not None and not pd.isna(text) for text in texts],
+            "yes": [says_yes(None if pd.isna(text) else text) for text in texts],
+        }
+    )
+
+
+def messages_of(requests_path: str | Path) -> list[list[dict]]:
+    """The messages of a requests table (for checks and the plan)."""
+    return [json.loads(text) for text in pd.read_parquet(requests_path)["messages"]]

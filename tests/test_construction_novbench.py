@@ -1,0 +1,440 @@
+"""The NovBench construction's stages and the extraction validation on hand-made inputs."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+
+import pandas as pd
+import pytest
+from conftest import (
+    LOOPBACK_KEY,
+    REPO,
+    loopback_registry,
+    run_snakemake,
+    shared_file,
+    snakemake_env,
+    write_yaml,
+)
+from loopback_api import LoopbackAPI
+
+from noveval.construction import authors, nlpeer, records, retrieval, sentences, validation
+from noveval.construction.extraction import decisions, prompt_requests, step_decision_requests
+from noveval.novbench.records import load_release
+from noveval.registry import load_registry
+
+SAMPLE = REPO / "data" / "sample" / "nlpeer"
+FIELDS = ["paper_topic_and_main_contributions", "reasons_to_accept", "reasons_to_reject"]
+
+
+def upstream_root():
+    return shared_file("novbench", "upstream")
+
+
+def authors_function(path: str, name: str):
+    """The authors' prompt function, cut out of its script and defined in an empty namespace."""
+    text = (upstream_root() / path).read_text(encoding="utf-8")
+    (function,) = [
+        node
+        for node in ast.parse(text).body
+        if isinstance(node, ast.FunctionDef) and node.name == name
+    ]
+    namespace: dict = {"__builtins__": {"str": str}}
+    exec(ast.get_source_segment(text, function), namespace)  # noqa: S102 - one string function
+    return namespace[name]
+
+
+# --- sentences and context windows --------------------------------------------------------------
+
+
+def test_split_sentences_keeps_sentences_of_ten_characters_or_more():
+    text = "Short one. We propose a new parser. It works. Results hold on ten languages."
+    assert sentences.split_sentences(text) == [
+        "Short one.",
+        "We propose a new parser.",
+        "Results hold on ten languages.",
+    ]
+
+
+def test_context_windows_take_two_sentences_each_side_joined_as_the_authors_do():
+    assert sentences.context_windows(["a", "b", "c", "d", "e", "f"]) == [
+        "a b c",
+        "a b c d",
+        "a b c d e",
+        "b c d e f",
+        "c d e f",
+        "d e f",
+    ]
+
+
+def test_context_windows_at_the_boundaries_of_short_introductions():
+    assert sentences.context_windows(["a"]) == ["a "]  # first and last: one space, no neighbour
+    assert sentences.context_windows(["a", "b"]) == ["a b", "a b"]
+    assert sentences.context_windows([]) == []
+
+
+def test_answers_are_read_as_the_authors_read_them():
+    assert [sentences.says_yes(a) for a in ("Yes.", " YES", "No", "", None, "Yesterday")] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,  # "yes" anywhere, as their `'yes' in ans.strip().lower()`
+    ]
+    assert sentences.step_summary_fields("Main idea: a parser\nrefers to: This paper\n") == {
+        "main_idea": "a parser",
+        "refers_to": "This paper",
+    }
+    assert sentences.step_summary_fields(None) == {"main_idea": "", "refers_to": ""}
+
+
+# --- NLPeer layout --------------------------------------------------------------------------------
+
+
+def test_the_sample_is_read_with_introductions_reviews_and_a_skipped_paper():
+    papers, table, skipped = records.read_nlpeer(SAMPLE, FIELDS)
+    assert papers["paper_id"].tolist() == ["paper-a", "paper-b"]
+    assert papers.set_index("paper_id")["decision"].to_dict() == {
+        "paper-a": "accept",
+        "paper-b": "reject",
+    }
+    assert skipped.to_dict("records") == [
+        {"paper_id": "paper-c", "stage": "read", "reason": "no Introduction heading"}
+    ]
+    intro_b = table[(table["paper_id"] == "paper-b") & (table["kind"] == "introduction")]
+    assert intro_b["sentence"].tolist() == [
+        "Crowd labels are noisy.",
+        "We introduce label debate, where two models argue about each label.",
+        "This is the first use of debate for data cleaning.",
+    ]
+    assert intro_b["context"].tolist()[0] == " ".join(intro_b["sentence"])
+    intro_a = table[(table["paper_id"] == "paper-a") & (table["kind"] == "introduction")]
+    assert len(intro_a) == 5  # two paragraphs; the 2-character paragraph and Related Work left out
+    reviews_a = table[(table["paper_id"] == "paper-a") & (table["kind"] == "review")]
+    # 5 + 3 sentences: each review's own fields once (the authors' list carried the sentences of
+    # earlier reviews over into later ones)
+    assert len(reviews_a) == 8
+    assert reviews_a["item_id"].tolist()[0] == "paper-a/review0"
+
+
+def test_introduction_needs_a_following_heading_and_a_review_its_fields():
+    nodes = [
+        {"ntype": "heading", "content": "Introduction"},
+        {"ntype": "paragraph", "content": "x" * 20},
+    ]
+    with pytest.raises(nlpeer.SkippedPaper, match="no heading after the Introduction"):
+        nlpeer.introduction_sentences(nodes)
+    with pytest.raises(nlpeer.SkippedPaper, match="review 0 has no field reasons_to_accept"):
+        nlpeer.review_sentences(
+            [{"report": {"paper_topic_and_main_contributions": "x"}}], FIELDS[:2]
+        )
+
+
+def test_a_malformed_paper_is_skipped_with_its_reason(tmp_path):
+    (tmp_path / "bad" / "v1").mkdir(parents=True)
+    (tmp_path / "bad" / "v1" / "meta.json").write_text("{not json")
+    _, _, skipped = records.read_nlpeer(tmp_path, FIELDS)
+    assert skipped["paper_id"].tolist() == ["bad"]
+    assert skipped["reason"].iloc[0].startswith("v1/meta.json is not JSON")
+
+
+# --- the authors' prompts ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "function", "values"),
+    [
+        ("direct", authors.INTRODUCTION_PROMPTS, "build_prompt", {"sentence": "We propose X."}),
+        ("context", authors.CONSTRUCTION, "build_novelty_prompt",
+         {"sentence": "We propose X.", "context": "A. We propose X. B."}),
+        ("review", authors.CONSTRUCTION, "build_prompt", {"sentence": "The idea is new."}),
+        ("normalisation", authors.NORMALISATION, "build_prompt",
+         {"reviews": ["The idea is new.", "Novelty is limited."]}),
+    ],
+)  # fmt: skip
+def test_prompts_are_the_ones_the_authors_functions_build(name, path, function, values):
+    built = authors.template(upstream_root(), name).render(**values)
+    assert built == authors_function(path, function)(*values.values())
+
+
+def test_the_few_shot_and_step_prompts_fill_the_authors_templates():
+    text = (upstream_root() / authors.INTRODUCTION_PROMPTS).read_text(encoding="utf-8")
+    few = re.search(r'novelty_prompt_template = (""".*?""")\n', text, re.S).group(1)
+    rendered = authors.template(upstream_root(), "few_shot").render(sentence="We propose X.")
+    assert rendered == ast.literal_eval(few).format(sentence="We propose X.")
+    step = authors.template(upstream_root(), "step_decision")
+    assert step.placeholders == ("main_idea", "refers_to")
+    assert "Main idea: a parser  \nRefers to: This paper\n" in step.render(
+        main_idea="a parser", refers_to="This paper"
+    )
+
+
+def test_a_prompt_with_missing_values_is_an_error_naming_them():
+    with pytest.raises(ValueError, match="takes context, sentence"):
+        authors.template(upstream_root(), "context").render(sentence="x")
+
+
+# --- requests, decisions, records -----------------------------------------------------------------
+
+
+def test_requests_are_stable_and_step_calls_follow_answered_first_calls():
+    spec = load_registry(REPO / "config" / "models.yaml").model("gpt-5")
+    table = pd.DataFrame(
+        {"item_id": ["s0", "s1"], "sentence": ["We propose X.", "Prior work did Y."]}
+    )
+    first = prompt_requests(table, "step", spec, {"temperature": 0.0}, upstream_root())
+    again = prompt_requests(table, "step", spec, {"temperature": 0.0}, upstream_root())
+    assert [r["request_id"] for r in first] == [r["request_id"] for r in again]
+    assert "We propose X." in json.loads(first[0]["messages"])[0]["content"]
+    answers = pd.DataFrame(
+        {"item_id": ["s0", "s1"], "text": ["Main idea: X\nRefers to: This paper", None]}
+    )
+    second = step_decision_requests(answers, spec, {"temperature": 0.0}, upstream_root())
+    assert [r["item_id"] for r in second] == ["s0"]
+    assert (
+        "Main idea: X  \nRefers to: This paper" in json.loads(second[0]["messages"])[0]["content"]
+    )
+
+
+def test_records_keep_papers_with_descriptions_reviews_and_gold():
+    papers = pd.DataFrame(
+        {
+            "paper_id": ["a", "b"],
+            "title": ["A", "B"],
+            "abstract": ["x", "y"],
+            "decision": ["accept", None],
+        }
+    )
+    marked = pd.DataFrame(
+        {
+            "paper_id": ["a", "a", "a", "b"],
+            "kind": ["introduction", "introduction", "review", "introduction"],
+            "sentence": ["We propose A.", "Background.", "A is new.", "We propose B."],
+            "yes": [True, False, True, True],
+        }
+    )
+    extracted, skipped = records.normalisation_inputs(papers, marked)
+    assert extracted[["paper_id", "paper_novelty", "review_novelty"]].to_dict("records") == [
+        {"paper_id": "a", "paper_novelty": ["We propose A."], "review_novelty": ["A is new."]}
+    ]
+    assert skipped["reason"].tolist() == ["no novelty review sentence"]
+    gold = "Positive Novelty Evaluations\n- The approach A is new to the field.\n"
+    normalised = pd.DataFrame({"item_id": ["a"], "text": [gold]})
+    related = pd.DataFrame(
+        {"paper_id": ["a"], "retrieved_title": [["T"]], "retrieved_abstract": [["Abs"]]}
+    )
+    built, left_out = records.release_records(extracted, normalised, related)
+    assert left_out.empty
+    assert built == [
+        {
+            "id": "a",
+            "title": "A",
+            "abstract": "x",
+            "decision": "accept",
+            "paper_novelty": ["We propose A."],
+            "review_novelty": ["A is new."],
+            "output_format": gold,
+            "retrieved_title": ["T"],
+            "retrieved_abstract": ["Abs"],
+        }
+    ]
+    none = pd.DataFrame({"item_id": ["a"], "text": ["no headers here"]})
+    assert records.release_records(extracted, none, related)[1]["reason"].tolist() == [
+        "the normalised evaluation holds no gold item"
+    ]
+
+
+def test_a_built_record_is_read_by_the_release_reader(tmp_path):
+    record = {
+        "id": "a", "title": "A", "abstract": "x", "decision": "accept",
+        "paper_novelty": ["We propose the method A."], "review_novelty": ["A is new."],
+        "output_format": "Positive Novelty Evaluations\n- The approach A is new to the field.\n",
+        "retrieved_title": ["T"], "retrieved_abstract": ["Abs"],
+    }  # fmt: skip
+    path = tmp_path / "release.json"
+    path.write_text(json.dumps([record]))
+    papers = load_release(path)
+    assert papers["gold_labels"].tolist() == [["Positive"]]
+    assert papers["retrieved_titles"].tolist() == [["T"]]
+
+
+def test_nearest_ranks_by_inner_product_and_never_returns_the_paper_itself():
+    corpus = pd.DataFrame({"title": ["P", "Q", "R", "Q"], "abstract": ["p", "q", "r", "q2"]})
+    corpus = retrieval.unique_titles(corpus)
+    assert corpus["title"].tolist() == ["P", "Q", "R"]
+    vectors = {"p": [1.0, 0.0], "q": [0.6, 0.8], "r": [0.0, 1.0], "own": [0.8, 0.6]}
+    vectors = {key: pd.Series(value).to_numpy() for key, value in vectors.items()}
+    papers = pd.DataFrame({"paper_id": ["x"], "title": ["p"], "abstract": ["own"]})
+    found = retrieval.nearest(papers, corpus, vectors, top_k=2)
+    # scores: P 0.8 (its title is the paper's, casefolded: left out), Q 0.96, R 0.6
+    assert found["retrieved_title"].tolist() == [["Q", "R"]]
+    assert found["retrieved_abstract"].tolist() == [["q", "r"]]
+
+
+# --- validation (Appendices A and B) --------------------------------------------------------------
+
+
+def test_gbk_labels_are_read_with_contexts_in_the_whole_paper(tmp_path):
+    path = tmp_path / "labels.csv"
+    rows = "paper_id,sentence,label\n1,我们 first.,0\n1,second.,1\n1,third.,0\n2,other.,1\n"
+    path.write_bytes(rows.encode("gbk"))
+    labels = validation.introduction_labels(path, limit=2)
+    assert labels["sentence"].tolist() == ["我们 first.", "second."]
+    assert labels["context"].tolist() == [
+        "我们 first. second. third.",
+        "我们 first. second. third.",
+    ]
+    assert labels["item_id"].tolist() == ["intro0", "intro1"]
+    path.write_bytes("paper_id,sentence,label\n1,“quoted”,0\n".encode())
+    with pytest.raises(ValueError, match="not GBK-encoded"):
+        validation.introduction_labels(path)
+
+
+def test_the_released_labels_hold_2300_and_993_sentences():
+    labels = validation.introduction_labels(
+        shared_file("novbench", "coling2020_intro_sentence_labels.gbk.csv")
+    )
+    assert (len(labels), int(labels["label"].sum()), labels["paper_id"].nunique()) == (
+        2300,
+        533,
+        87,
+    )
+    reviews = validation.review_labels(
+        shared_file("novbench", "review_sentences_novelty.json"),
+        shared_file("novbench", "review_sentences_not_novelty.json"),
+    )
+    assert (len(reviews), int(reviews["label"].sum())) == (993, 493)
+
+
+def test_scores_on_a_hand_made_label_set():
+    labels = pd.DataFrame({"item_id": list("abcde"), "label": [1, 1, 0, 0, 0]})
+    answers = pd.DataFrame({"item_id": list("abcd"), "text": ["Yes", "No", "No", "Yes"]})
+    decided = decisions(labels["item_id"], answers)  # e: no answer, counts as No
+    got = validation.scores(labels, decided)
+    # predictions 1,0,0,1,0: accuracy 3/5; F1 of 1: P 1/2, R 1/2 → 0.5; of 0: P 2/3, R 2/3 → 2/3
+    assert got["accuracy"] == pytest.approx(0.6)
+    assert got["macro_f1"] == pytest.approx((0.5 + 2 / 3) / 2)
+    assert (got["sentences"], got["positives"], got["unanswered"]) == (5, 2, 1)
+
+
+# --- reproduction report rows ---------------------------------------------------------------------
+
+
+def extraction_scores(model: str, sentences: int, unanswered: int = 0) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"step": "introduction", "model": model, "prompt": "context", "sentences": sentences,
+             "positives": 1, "unanswered": unanswered, "accuracy": 0.885, "macro_f1": 0.70,
+             "max_tokens": None},
+            {"step": "review", "model": "gpt-4o-mini", "prompt": "review", "sentences": 993,
+             "positives": 493, "unanswered": 0, "accuracy": 0.93, "macro_f1": 0.90,
+             "max_tokens": None},
+        ]
+    )  # fmt: skip
+
+
+def extraction_report(scores) -> pd.DataFrame:
+    from noveval.reproduction import report
+
+    limits = {"max_empty_share": 0.1, "max_failed_share": 0.05}
+    rows = [
+        report._base(row) | report.extraction_row(row, scores, limits)
+        for row in report.published("extraction").itertuples(index=False)
+    ]
+    return pd.DataFrame(rows).set_index(["table", "metric"])
+
+
+def test_extraction_rows_have_verdicts_only_under_the_papers_conditions():
+    found = extraction_report(extraction_scores("gpt-5", 2300))
+    assert found.loc[("A", "accuracy"), "verdict"] == "match"  # 0.885 rounds to 0.89
+    assert found.loc[("A", "macro_f1"), "verdict"] == "outside"  # 0.70 vs 0.84, tolerance 0.02
+    assert found.loc[("B", "accuracy"), "verdict"] == "match"
+    assert found.loc[("B", "macro_f1"), "verdict"] == "outside"
+    assert (found["source_kind"] == "printed").all()
+    other = extraction_report(extraction_scores("smollm2-135m", 3, unanswered=1))
+    reason = other.loc[("A", "accuracy"), "reason"]
+    assert other.loc[("A", "accuracy"), "verdict"] == "not comparable"
+    assert "model smollm2-135m (paper: gpt-5)" in reason
+    assert "sentences 3 (paper: 2300)" in reason
+    assert "failed_share 0.333 over reproduction.max_failed_share 0.05" in reason
+
+
+def test_extraction_rows_are_not_run_without_a_validation():
+    found = extraction_report(None)
+    assert set(found["verdict"]) == {"not run"}
+
+
+# --- the workflow ---------------------------------------------------------------------------------
+
+# What the loopback gpt-4o-mini answers every call: "yes" to each sentence, and a gold text with
+# one positive item to the normalisation.
+BUILDER_ANSWER = (
+    "Yes\n\nPositive Novelty Evaluations\n- Learned byte patches are new for translation."
+)
+
+
+@pytest.mark.workflow
+def test_build_novbench_writes_a_release_novbench_reads_and_scores_the_extraction(tmp_path):
+    """The sample's 3 papers built by gpt-4o-mini on the loopback server (2 kept, 1 left out);
+    the context and step prompts (1 labelled sentence) and the review prompt (1 + 1) scored
+    with the embedded SmolLM2 at 8 new tokens."""
+    import yaml
+
+    server = LoopbackAPI()
+    server.thread.start()
+    try:
+        server.answers["gpt-4o-mini-2024-07-18"] = BUILDER_ANSWER
+        config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+        config["results"] = str(tmp_path / "results")
+        config["registry"] = str(loopback_registry(tmp_path / "models.yaml", server, "gpt-4o-mini"))
+        config["upstream"] = {"novbench": str(upstream_root())}
+        labels = {
+            "models": ["smollm2-135m"],
+            "prompts": ["context", "step"],
+            "limit": 1,
+            "introduction_labels": str(
+                shared_file("novbench", "coling2020_intro_sentence_labels.gbk.csv")
+            ),
+            "review_labels": {
+                "novelty": str(shared_file("novbench", "review_sentences_novelty.json")),
+                "other": str(shared_file("novbench", "review_sentences_not_novelty.json")),
+            },
+        }
+        config["construction"] = {
+            "novbench": {
+                "name": "sample",
+                "nlpeer": str(SAMPLE),
+                "sentence_model": "gpt-4o-mini",
+                "normalisation_model": "gpt-4o-mini",
+                "decoding": {"temperature": 0.0, "max_tokens": 8},
+                "retrieval": {"corpus": str(REPO / "data/sample/judges/corpus.yaml"), "top_k": 2},
+                "validation": labels,
+            }
+        }
+        path = write_yaml(tmp_path / "config.yaml", config)
+        built = tmp_path / "results" / "novbench_construction"
+        scores_path = built / "extraction" / "scores.csv"
+        run_snakemake(
+            "--cores", "2", "build_novbench", str(scores_path), "--configfile", str(path),
+            env=snakemake_env(**LOOPBACK_KEY),
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    papers = load_release(built / "sample" / "release.json")
+    assert papers["paper_id"].tolist() == ["paper-a", "paper-b"]
+    assert papers["gold_labels"].tolist() == [["Positive"], ["Positive"]]
+    assert [len(titles) for titles in papers["retrieved_titles"]] == [2, 2]
+    assert len(papers["descriptions"].iloc[1]) == 3  # every sentence of paper-b said yes
+    summary = (built / "sample" / "summary.md").read_text()
+    assert "3 papers read, 2 records written, 1 left out." in summary
+    assert "| paper-c | read | no Introduction heading |" in summary
+    scores = pd.read_csv(scores_path)
+    assert scores[["prompt", "sentences", "positives"]].values.tolist() == [
+        ["context", 1, 0],
+        ["step", 1, 0],
+        ["review", 2, 1],
+    ]
+    assert scores["unanswered"].sum() == 0
