@@ -6,10 +6,10 @@ from noveval.construction import authors as construction_authors
 from noveval.construction.grid import TRACK as NOVBENCH_BUILT, VALIDATION as EXTRACTION
 from noveval.construction.grid import novbench_construction
 
-NOVBENCH_CONSTRUCTION = novbench_construction(config, REGISTRY)
+NOVBENCH_UPSTREAM = f"{RESULTS}/downloads/upstream/novbench"
+NOVBENCH_CONSTRUCTION = novbench_construction(config, REGISTRY, NOVBENCH_UPSTREAM)
 GRIDS[NOVBENCH_BUILT] = NOVBENCH_CONSTRUCTION
 BUILT_SECTION = NOVBENCH_CONSTRUCTION.section or {}
-NOVBENCH_UPSTREAM = f"{RESULTS}/downloads/upstream/novbench"
 BUILT = f"{RESULTS}/{NOVBENCH_BUILT}"
 BUILT_LOGS = f"{LOGS}/{NOVBENCH_BUILT}"
 CONSTRUCTION_SCRIPTS = [

@@ -9,6 +9,7 @@ round of every validated prompt), ``step`` (the second call of the step prompt) 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from noveval.batches import NORMALISATION, SENTENCES, STEP
 from noveval.construction.extraction import FIRST_ROUND
@@ -17,6 +18,17 @@ from noveval.registry import Registry
 
 TRACK = "novbench_construction"
 VALIDATION = "extraction"  # the dataset folder of the Appendix A/B validation
+# The labelled sentences of Appendices A and B (introduction; review: novelty, other), and what a
+# built paper sends before its papers are read (introduction and review sentences: an assumption
+# for the job sizes, the compute plan's).
+LABELLED = {"introduction": 2300, "novelty": 493, "other": 500}
+SENTENCES_PER_PAPER = 120
+# The authors' labelled sentences in their repository (pinned in noveval/upstream.yaml).
+AUTHORS_LABELS = {
+    "introduction": "data/COLING_labeled_data.csv",
+    "novelty": "data/novelty_data.json",
+    "other": "data/non_novelty_data.json",
+}
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,19 @@ class NovBenchConstruction:
             raise ValueError(f"{TRACK}/{dataset} has no inference batch '{batch}'")
         return [f"{folder}/{cell}/requests.parquet" for cell in cells[batch]]
 
+    def batch_calls(self, dataset: str, model: str, batch: str, *_) -> int:
+        """The estimated calls of one batch, known when the DAG is built (job sizes)."""
+        if dataset == VALIDATION:
+            limit = self.section["validation"]["limit"] or max(LABELLED.values())
+            introduction = min(limit, LABELLED["introduction"])
+            if batch == STEP:
+                return introduction
+            review = min(limit, LABELLED["novelty"]) + min(limit, LABELLED["other"])
+            return introduction * len(self.section["validation"]["prompts"]) + review
+        folder = Path(self.section["nlpeer"])
+        papers = sum(path.is_dir() for path in folder.iterdir()) if folder.is_dir() else 0
+        return papers * (SENTENCES_PER_PAPER if batch == SENTENCES else 1)
+
     def normalised(self, results: str, dataset: str, name: str) -> str:
         """A file the normalisation model's requests step writes (``extracted.parquet``: the
         papers' novelty sentences; ``skipped.parquet``: the papers left out)."""
@@ -92,9 +117,21 @@ class NovBenchConstruction:
         return used | set(self.validation_models())
 
 
-def novbench_construction(config: dict, registry: Registry) -> NovBenchConstruction:
-    """The construction of ``config`` with its model names checked."""
+def novbench_construction(
+    config: dict, registry: Registry, upstream_root: str
+) -> NovBenchConstruction:
+    """The construction of ``config`` with its model names checked; label files the validation
+    does not name are the authors' (downloaded under ``upstream_root``)."""
     section = (config.get("construction") or {}).get("novbench")
+    validation = (section or {}).get("validation")
+    if validation:
+        validation.setdefault(
+            "introduction_labels", f"{upstream_root}/{AUTHORS_LABELS['introduction']}"
+        )
+        validation.setdefault(
+            "review_labels",
+            {kind: f"{upstream_root}/{AUTHORS_LABELS[kind]}" for kind in ("novelty", "other")},
+        )
     construction = NovBenchConstruction(section)
     for name in sorted(construction.models_used()):
         registry.model(name)
