@@ -14,6 +14,8 @@ from noveval.literature.leakage import (
     without_leakage,
 )
 from noveval.literature.semantic_scholar import SemanticScholar, SemanticScholarError, clean_query
+from noveval.plan import literature_note, literature_searches
+from noveval.preflight import searches_literature, semantic_scholar_key_check
 
 FIELDS = ["title", "abstract", "year", "publicationDate"]
 KEY = "s2-unit-key"
@@ -140,3 +142,35 @@ def test_without_leakage_drops_own_papers_and_late_ones():
     ]
     kept, dropped = without_leakage(papers, ["AI safety via debate"], "2025-03-01")
     assert [p["title"] for p in kept] == ["Kept"] and dropped == 2
+
+
+def test_the_plan_counts_searches_and_their_time_at_the_rate():
+    searches = literature_searches(ideas=720, n_queries=5, requests_per_second=1.0)
+    assert (searches.searches, searches.hours) == (3600, 1.0)
+    assert "3,600 Semantic Scholar searches for 720 ideas, about 1.0 h" in literature_note(searches)
+
+
+@pytest.mark.parametrize(
+    ("config", "env", "ok"),
+    [
+        (
+            {"judges": {"changes": ["retrieval"], "retrieval": {"search": "semantic_scholar"}}},
+            {},
+            False,
+        ),
+        (
+            {"judges": {"changes": ["retrieval"], "retrieval": {"search": "semantic_scholar"}}},
+            {"S2_API_KEY": "k"},
+            True,
+        ),
+        ({"judges": {"changes": ["retrieval"], "retrieval": {"search": "embedding"}}}, {}, None),
+        (
+            {"judges": {"changes": ["reference"], "retrieval": {"search": "semantic_scholar"}}},
+            {},
+            None,
+        ),
+    ],
+)
+def test_preflight_checks_the_key_only_when_the_grid_searches(config, env, ok):
+    check = semantic_scholar_key_check(searches_literature(config), env)
+    assert check.name == "key S2_API_KEY" and check.ok is ok

@@ -288,6 +288,33 @@ def judges_workloads(
     return workloads
 
 
+@dataclass(frozen=True)
+class LiteratureSearches:
+    """The Semantic Scholar searches of the retrieval change: ``n_queries`` per unique idea, at
+    most one request per ``1 / requests_per_second`` seconds (a rerun answers from the cache)."""
+
+    ideas: int
+    searches: int
+    hours: float
+
+
+def literature_searches(
+    ideas: int, n_queries: int, requests_per_second: float
+) -> LiteratureSearches:
+    """The searches and their time at the API's rate for ``ideas`` unique ideas."""
+    searches = ideas * n_queries
+    return LiteratureSearches(ideas, searches, searches / requests_per_second / 3600)
+
+
+def literature_note(searches: LiteratureSearches) -> str:
+    """The plan's line on the retrieval change's literature search."""
+    return (
+        f"Literature search (retrieval change): {searches.searches:,} Semantic Scholar searches "
+        f"for {searches.ideas:,} ideas, about {searches.hours:.1f} h at the API's rate (cached: "
+        "a rerun makes none)."
+    )
+
+
 def calibrated_judges(
     workloads: list[Workload],
     calibration: Calibration,
