@@ -21,6 +21,7 @@ RETRIEVAL_DEFAULTS = {
     "cutoff": None,
     "n_queries": 5,
     "max_contributions": 3,
+    "max_tokens": None,
 }
 MINIMAL = {
     "registry": "config/models.yaml",

@@ -29,25 +29,52 @@ import jinja2
 from noveval.chat_requests import build_request
 from noveval.judges.authors import extract_json
 from noveval.registry import ModelSpec
+from noveval.templates import render
 from noveval.upstream import UpstreamSource
 
 TEMPLATES = "src/novelty_eval/retrieval/templates/"
 CONTRIBUTIONS = ("contribution_system.jinja2", "contribution_user.jinja2")
 QUERIES = ("query_gen_system.jinja2", "query_gen_user.jinja2")
+AUTHORS_FILES = tuple(TEMPLATES + name for name in (*CONTRIBUTIONS, *QUERIES))
+BUILTIN = {
+    CONTRIBUTIONS: "judges/search_contributions.j2",
+    QUERIES: "judges/search_queries.j2",
+}
+# JSON schemas of the two answers, for engines that constrain output (our prompts only).
+CONTRIBUTIONS_SCHEMA = {
+    "type": "object",
+    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+}
+QUERIES_SCHEMA = {
+    "type": "object",
+    "properties": {"queries": {"type": "array", "items": {"type": "string"}}},
+    "required": ["queries"],
+    "additionalProperties": False,
+}
 # The fields their Semantic Scholar search asks for (semantic_scholar.py, search_papers).
 SEARCH_FIELDS = ["title", "authors", "abstract", "paperId", "year"]
 
 
 class AssistedSearchPrompts:
-    """The authors' four retrieval templates, read from a pinned copy of their repository."""
+    """The prompts of the two LLM steps: the authors' four templates read from a pinned copy of
+    their repository (``source``), or without one our own (``judges/search_*.j2``), each step
+    one user message."""
 
-    def __init__(self, source: UpstreamSource):
-        self.environment = jinja2.Environment(
-            loader=jinja2.FunctionLoader(lambda name: source.text(TEMPLATES + name)),
-            keep_trailing_newline=True,
+    def __init__(self, source: UpstreamSource | None = None):
+        self.source = source
+        self.environment = (
+            jinja2.Environment(
+                loader=jinja2.FunctionLoader(lambda name: source.text(TEMPLATES + name)),
+                keep_trailing_newline=True,
+            )
+            if source
+            else None
         )
 
     def _message(self, templates: tuple[str, str], system: dict, user: dict) -> list[dict]:
+        if self.environment is None:
+            builtin = BUILTIN[templates]
+            return [{"role": "user", "content": render(builtin, **system, **user)}]
         system_text = self.environment.get_template(templates[0]).render(**system)
         user_text = self.environment.get_template(templates[1]).render(**user)
         return [{"role": "user", "content": f"{system_text}\n\n{user_text}"}]
@@ -73,10 +100,13 @@ def contribution_requests(
     spec: ModelSpec,
     decoding: dict,
     max_contributions: int,
+    response_format: dict | None = None,
 ) -> list[dict]:
     """One step-1 request per idea (``item_id``: the idea's key)."""
     return [
-        build_request(key, spec, prompts.contributions(idea, max_contributions), decoding)
+        build_request(
+            key, spec, prompts.contributions(idea, max_contributions), decoding, response_format
+        )
         for key, idea in ideas.items()
     ]
 
@@ -105,6 +135,7 @@ def query_requests(
     spec: ModelSpec,
     decoding: dict,
     n_queries: int,
+    response_format: dict | None = None,
 ) -> list[dict]:
     """One step-2 request per idea whose step-1 answer gave a contribution summary."""
     requests = []
@@ -112,7 +143,7 @@ def query_requests(
         summary = contributions_summary(read_contributions(answers.get(key)))
         if summary:
             messages = prompts.queries(idea, summary, n_queries)
-            requests.append(build_request(key, spec, messages, decoding))
+            requests.append(build_request(key, spec, messages, decoding, response_format))
     return requests
 
 
