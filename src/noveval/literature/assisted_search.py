@@ -47,7 +47,7 @@ CONTRIBUTIONS_SCHEMA = {
 }
 QUERIES_SCHEMA = {
     "type": "object",
-    "properties": {"queries": {"type": "array", "items": {"type": "string"}}},
+    "properties": {"queries": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
     "required": ["queries"],
     "additionalProperties": False,
 }
