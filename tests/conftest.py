@@ -231,13 +231,15 @@ def start_run(folder: Path, config: dict, env: dict, base: tuple[str, ...] = ())
 
 
 @pytest.fixture(scope="session")
-def embedded_run(tmp_path_factory, loopback) -> WorkflowRun:
+def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
     """The embedded default on tiny inputs, run once for the tests that read a finished run.
 
     NovBench's whole grid (3 strategies x 3 perturbations) on 2 sample papers (so one few-shot
     example each), for the local SmolLM2 and for gpt-4o on the loopback server; the judges'
     reference, P3, retrieval, purpose-mechanism and no-aggregation cells on 2 pairs and 2 ideas,
-    with the motivating figure.
+    with the motivating figure. The retrieval cells' related work comes from the assisted
+    literature search: SmolLM2 writes the queries (2 per idea), the loopback Semantic Scholar
+    answers them.
     """
     folder = tmp_path_factory.mktemp("embedded")
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
@@ -257,7 +259,15 @@ def embedded_run(tmp_path_factory, loopback) -> WorkflowRun:
         bootstrap={"resamples": 200, "seed": 42},
         motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
     )
-    return start_run(folder, config, snakemake_env(**LOOPBACK_KEY))
+    config["judges"]["retrieval"].update(
+        search="semantic_scholar", model="smollm2-135m", max_tokens=96, n_queries=2,
+        cutoff="2025-03-01",
+    )  # fmt: skip
+    # a little under the stand-in's one request a second, so that no request is turned away
+    config["literature"] = {
+        "semantic_scholar": {"base_url": loopback_s2.base_url, "requests_per_second": 0.9}
+    }
+    return start_run(folder, config, snakemake_env(**LOOPBACK_KEY, **S2_TEST_KEY))
 
 
 @pytest.fixture(scope="session")

@@ -66,6 +66,15 @@ def test_the_client_paces_itself_to_the_rate_limit(s2, tmp_path):
     assert [status for _, _, status in s2.requests] == [200, 200, 200]
 
 
+def test_clients_sharing_a_cache_folder_share_the_pace(s2, tmp_path):
+    s2.requests_per_second = 10.0
+    first, second = client(s2, tmp_path, rate=8.0), client(s2, tmp_path, rate=8.0)
+    for query in ("debate", "reward", "subword", "tokenizer"):
+        first.search(query, 1, FIELDS)
+        second.search(query + " models", 1, FIELDS)
+    assert [status for _, _, status in s2.requests] == [200] * 8
+
+
 def test_a_wrong_key_and_a_bad_request_are_clear_errors(s2, tmp_path):
     with pytest.raises(SemanticScholarError, match="403"):
         client(s2, tmp_path, key="wrong").search("debate", 1, FIELDS)

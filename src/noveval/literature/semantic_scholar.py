@@ -7,11 +7,13 @@ and ``GET /paper/{paper_id}`` (``fields``), the key in the ``x-api-key`` header.
 request per second; 429 (rate limited) and 5xx answers are retried with exponential backoff.
 
 Every answer is cached in ``cache_dir``, one JSON file per request named by the request's hash,
-written as it arrives: a rerun asks the API nothing it has already answered.
+written as it arrives: a rerun asks the API nothing it has already answered. Processes sharing
+the folder share the pace (a locked file holds when the next request may leave).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -32,6 +34,7 @@ DEFAULT_BASE_URL = "https://api.semanticscholar.org/graph/v1"
 MAX_SEARCH_LIMIT = 100
 MAX_QUERY_CHARS = 256
 RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
+PACE_FILE = ".next_request_at"  # in the cache folder: when the next request may leave
 
 
 class SemanticScholarError(RuntimeError):
@@ -81,7 +84,6 @@ class SemanticScholar:
         if api_key:
             self._session.headers["x-api-key"] = api_key
         self._lock = threading.Lock()
-        self._next_request_at = 0.0
         self._get = retry(
             retry=retry_if_exception(lambda error: isinstance(error, _Retryable)),
             wait=wait_exponential(multiplier=backoff_s, max=64 * backoff_s),
@@ -136,12 +138,20 @@ class SemanticScholar:
         return answer
 
     def _pace(self) -> None:
-        with self._lock:
-            now = time.monotonic()
-            wait_s = self._next_request_at - now
-            self._next_request_at = max(now, self._next_request_at) + self.min_interval_s
-        if wait_s > 0:
-            time.sleep(wait_s)
+        """Wait for this request's slot: one per ``min_interval_s`` across every process that
+        shares the cache folder (parallel jobs share one key and one rate limit)."""
+        with self._lock, open(self.cache_dir / PACE_FILE, "a+") as pace:
+            fcntl.flock(pace, fcntl.LOCK_EX)
+            pace.seek(0)
+            recorded = pace.read().strip()
+            now = time.time()
+            wait_s = float(recorded) - now if recorded else 0.0
+            if wait_s > 0:
+                time.sleep(wait_s)
+            pace.seek(0)
+            pace.truncate()
+            pace.write(str(max(now, now + wait_s) + self.min_interval_s))
+            pace.flush()
 
     def _get_once(self, path: str, params: dict) -> dict:
         self._pace()
