@@ -3,9 +3,11 @@ the prompt block, worked by hand; the search against the loopback Semantic Schol
 
 from __future__ import annotations
 
-from conftest import shared_file, unavailable
+import yaml
+from conftest import REPO, shared_file, unavailable
 from loopback_s2 import LoopbackS2
 
+from noveval.judges.grid import judges_grid
 from noveval.literature.assisted_search import (
     TEMPLATES,
     AssistedSearchPrompts,
@@ -18,7 +20,10 @@ from noveval.literature.assisted_search import (
     select_candidates,
 )
 from noveval.literature.semantic_scholar import SemanticScholar
+from noveval.registry import load_registry
 from noveval.upstream import UpstreamSource
+
+REGISTRY = load_registry(REPO / "config" / "models.yaml")
 
 
 def paper(pid, query, title=None, abstract=None, year=2020, publication_date=None):
@@ -115,4 +120,25 @@ def test_their_templates_render_one_user_message():
     assert message["content"].endswith(
         "Contributions:\nMethodology:\n  - X.\n\n"
         "Return a JSON object with a single key 'queries' which is a list of strings.\n"
+    )
+
+
+def test_the_grid_runs_searched_retrieval_cells_with_a_search_model():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["judges"]["changes"] = ["reference", "retrieval"]
+    config["judges"]["retrieval"].update(search="semantic_scholar", model=None, corpus=None)
+    unsearched = judges_grid(config, REGISTRY)
+    assert not any(c.change == "retrieval" for c in unsearched.cells)
+    assert any("no judges.retrieval.model" in line for line in unsearched.omitted)
+
+    config["judges"]["retrieval"]["model"] = "smollm2-135m"
+    grid = judges_grid(config, REGISTRY)
+    assert sum(c.change == "retrieval" for c in grid.cells) == 4  # 2 setups x 2 formats
+    assert ("sample", "smollm2-135m", "search_queries") in grid.batches()
+    assert grid.batch_requests("r", "sample", "smollm2-135m", "search_contributions") == [
+        f"r/judges/sample/smollm2-135m/{f}/{s}/search_contributions/requests.parquet"
+        for f, s in grid.searches("sample")
+    ]
+    assert grid.search_responses("r", "sample", "search_queries") == (
+        "r/judges/sample/smollm2-135m/responses/search_queries.parquet"
     )

@@ -437,7 +437,8 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
             )
     retrieval = section["retrieval"]
     corpus = retrieval["corpus"]
-    search_model = retrieval["model"] if retrieval["search"] == SEMANTIC_SCHOLAR else None
+    searched = retrieval.get("search") == SEMANTIC_SCHOLAR
+    search_model = retrieval.get("model") if searched else None
     if search_model:
         registry.model(search_model)
     entries = {  # an overlay drops a dataset of the default with null
@@ -480,7 +481,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
                 reason = "the model exposes no reasoning effort 'low' (registry effort_levels)"
             elif idea_format == PURPOSE_MECHANISM and not rewrite_model and kind not in files:
                 reason = f"no {kind}.yaml in the release and no rewrite_model to write the form"
-            elif prompt_change == "retrieval" and retrieval["search"] == SEMANTIC_SCHOLAR:
+            elif prompt_change == "retrieval" and searched:
                 if not search_model:
                     reason = "no judges.retrieval.model writes the literature search's queries"
             elif prompt_change == "retrieval" and not corpus:
