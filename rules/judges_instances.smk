@@ -98,6 +98,8 @@ rule judges_rewritten_instances:
 
 if JUDGE_RETRIEVAL["search"] == "semantic_scholar":
 
+    # On the submit host, like the downloads: it needs the network, hardly a CPU, and its jobs
+    # share one pace (the key's rate) through a locked file in the cache folder.
     rule judges_related:
         input:
             instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
@@ -108,6 +110,7 @@ if JUDGE_RETRIEVAL["search"] == "semantic_scholar":
             f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/related.parquet",
         log:
             f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/related.log",
+        localrule: True
         conda:
             "../envs/noveval.yaml"
         params:
