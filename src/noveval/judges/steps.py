@@ -539,8 +539,8 @@ def searched_related_work(
             blocks.append([assisted_search.format_papers_for_prompt(chosen)] if chosen else [])
         related.append(blocks)
     log.info(
-        "%d searches (%d sent to Semantic Scholar, %d from the cache); %d ideas without related "
-        "work",
+        "%d searches: %d requests sent to Semantic Scholar (retries included), %d answered "
+        "from the cache; %d ideas without related work",
         searched,
         s2.requests_made,
         s2.requests_cached,
