@@ -56,6 +56,7 @@ rule plan:
         judges=config["judges"],
         upstream_root=config["upstream"]["judges"] or JUDGE_UPSTREAM,
         construction=CONSTRUCTION_JUDGES,
+        literature=config["literature"],
         code=code_version("noveval.plan", "noveval.construction.judge_plan"),
     script:
         "../scripts/plan.py"

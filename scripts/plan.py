@@ -20,6 +20,7 @@ with log_to(snakemake.log[0]):
         judges=snakemake.params.judges,
         upstream_root=snakemake.params.upstream_root,
         construction=snakemake.params.construction,
+        literature=snakemake.params.literature,
         csv_path=snakemake.output.csv,
         markdown_path=snakemake.output.markdown,
     )

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 from loopback_api import LoopbackAPI
+from loopback_s2 import LoopbackS2
 from recording_proxy import RecordingProxy
 
 from noveval.engines.servers import serve
@@ -34,6 +35,7 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PROXIED_MODEL = "proxied-smollm2"
 JUDGES_SAMPLE = REPO / "data" / "sample" / "judges"
 LOOPBACK_KEY = {"NOVEVAL_TEST_KEY": "sk-loopback"}
+S2_TEST_KEY = {"S2_API_KEY": "s2-loopback"}
 # Hosted models the embedded run points at the loopback server: gpt-4o runs in it, gpt-5.1 is
 # the model that overlays add.
 LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1")
@@ -142,6 +144,14 @@ def loopback():
     server.server_close()
 
 
+@pytest.fixture(scope="session")
+def loopback_s2():
+    """Semantic Scholar's Graph API on 127.0.0.1 at its keyed rate, one request a second
+    (tests/loopback_s2.py); its key is :data:`S2_TEST_KEY`."""
+    with LoopbackS2(api_key=S2_TEST_KEY["S2_API_KEY"]) as server:
+        yield server
+
+
 def loopback_registry(path: Path, loopback: LoopbackAPI, *names: str) -> Path:
     """The registry with the hosted models ``names`` pointed at the loopback server; their key
     variable is NOVEVAL_TEST_KEY (:data:`LOOPBACK_KEY`)."""
@@ -222,13 +232,15 @@ def start_run(folder: Path, config: dict, env: dict, base: tuple[str, ...] = ())
 
 
 @pytest.fixture(scope="session")
-def embedded_run(tmp_path_factory, loopback) -> WorkflowRun:
+def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
     """The embedded default on tiny inputs, run once for the tests that read a finished run.
 
     NovBench's whole grid (3 strategies x 3 perturbations) on 2 sample papers (so one few-shot
     example each), for the local SmolLM2 and for gpt-4o on the loopback server; the judges'
     reference, P3, retrieval, purpose-mechanism and no-aggregation cells on 2 pairs and 2 ideas,
-    with the motivating figure.
+    with the motivating figure. The retrieval cells' related work comes from the assisted
+    literature search: SmolLM2 writes the queries (2 per idea), the loopback Semantic Scholar
+    answers them.
     """
     folder = tmp_path_factory.mktemp("embedded")
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
@@ -248,7 +260,15 @@ def embedded_run(tmp_path_factory, loopback) -> WorkflowRun:
         bootstrap={"resamples": 200, "seed": 42},
         motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
     )
-    return start_run(folder, config, snakemake_env(**LOOPBACK_KEY))
+    config["judges"]["retrieval"].update(
+        search="semantic_scholar", model="smollm2-135m", max_tokens=96, n_queries=2,
+        cutoff="2025-03-01",
+    )  # fmt: skip
+    # a little under the stand-in's one request a second, so that no request is turned away
+    config["literature"] = {
+        "semantic_scholar": {"base_url": loopback_s2.base_url, "requests_per_second": 0.9}
+    }
+    return start_run(folder, config, snakemake_env(**LOOPBACK_KEY, **S2_TEST_KEY))
 
 
 @pytest.fixture(scope="session")

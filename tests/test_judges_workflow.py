@@ -69,10 +69,35 @@ def test_judge_grid_end_to_end(embedded_run):
     )
     assert rewritten["ideas"].map(len).eq(2).all()
     related = pd.read_parquet(out / "pairwise" / "human-plus-generated" / "related.parquet")
-    assert related["related"].map(lambda blocks: [len(b) for b in blocks] == [5, 5]).all()
+    # the assisted search: per idea one related-work block in the authors' format, or none
+    blocks = [block for ideas in related["related"] for shown in ideas for block in shown]
+    assert related["related"].map(len).eq(2).all()
+    assert all(block.startswith("[metadata-1]\ntitle: ") for block in blocks)
     cells = out / "smollm2-135m" / "pairwise" / "human-plus-generated"
     assert (cells / "reference" / "requests.parquet").exists()
     assert not (cells / "no_aggregation" / "requests.parquet").exists()
+
+
+def test_the_retrieval_cells_search_the_loopback_semantic_scholar(embedded_run, loopback_s2):
+    """The literature search's two LLM batches ran through the journal; its searches reached
+    the stand-in with the key, and each answer is cached."""
+    out = embedded_run.results / "judges" / "tiny" / "smollm2-135m" / "responses"
+    contributions = pd.read_parquet(out / "search_contributions.parquet")
+    queries = pd.read_parquet(out / "search_queries.parquet")
+    assert len(contributions) == 2 * 2 + 2  # one call per idea: 2 pairs, 2 ideas
+    assert 0 < len(queries) <= len(contributions)
+    statuses = [status for path, _, status in loopback_s2.requests if "/paper/search" in path]
+    assert statuses and 403 not in statuses
+    # every query answered once is cached (two jobs may ask the same query at the same moment)
+    searched = set(loopback_s2.searches())
+    assert 0 < len(searched) <= 2 * len(queries)
+    cache = embedded_run.results / "literature" / "semantic_scholar"
+    assert len(list(cache.glob("*.json"))) == len(searched)
+    log = embedded_run.results / "logs" / "judges" / "tiny" / "pointwise"
+    assert (
+        "requests sent to Semantic Scholar"
+        in (log / "human-plus-generated" / "related.log").read_text()
+    )
 
 
 def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):

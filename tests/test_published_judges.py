@@ -50,7 +50,36 @@ def test_every_published_judge_row_maps_to_a_paper_grid_cell_or_states_why_not()
             wrongly_excused.append(f"{row.table}: {row.cell}")
     assert unmapped == [] and wrongly_excused == []
     retrieval = published[published["change"] == "retrieval"]
-    assert len(retrieval) > 0 and retrieval["not_run_reason"].str.contains("retrieval_cache").all()
+    assert len(retrieval) == 78 and (retrieval["not_run_reason"] == "").all()
+
+
+def test_retrieval_numbers_name_the_search_engine_they_differ_in():
+    """The paper overlay runs the authors' Semantic Scholar path; they searched Paper Finder."""
+    config = REPO / "config"
+    paper = report.paper_conditions(
+        config / "config.yaml",
+        config / "paper.yaml",
+        config / "schemas" / "config.schema.yaml",
+        config / "models.yaml",
+    )
+    ours = report.paper_config(
+        config / "config.yaml", config / "paper.yaml", config / "schemas" / "config.schema.yaml"
+    )
+    run = report.conditions(ours, load_registry(config / "models.yaml"))
+    found = pd.DataFrame({"model": ["gpt-5.4"], "change": ["retrieval"]})
+    row = report.published("judges").query("change == 'retrieval'").iloc[0]
+    outcome = report.judged(
+        row,
+        row.paper_value,
+        0.0,
+        report.judges_conditions(row, run["judges"], found),
+        report.judges_conditions(row, paper["judges"], found),
+        {},
+    )
+    assert outcome["verdict"] == "not comparable"
+    assert outcome["reason"].startswith(
+        "not comparable: retrieval.search semantic_scholar (paper: Ai2 Paper Finder"
+    )
 
 
 def test_the_ideation_backbone_setups_are_named_as_the_release_folders():

@@ -271,16 +271,17 @@ def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm
         "FAIL  model gpt-4o: gpt-4o-2024-08-06: the lookup cannot be made: OPENAI_API_KEY is not "
         "set (registry api_key_env of gpt-4o)"
     )
-    assert lines[9] == "SKIP  provider network: hosted-API inference runs on this host"
+    assert lines[9] == "SKIP  key S2_API_KEY: no literature search in the grid"
+    assert lines[10] == "SKIP  provider network: hosted-API inference runs on this host"
     glibc = "(vLLM 0.33's llguidance wheels need glibc >= 2.31)"
-    assert lines[10] == f"OK    glibc (this host): {platform.libc_ver()[1]} {glibc}"
-    assert lines[11] == f"OK    glibc (a100 nodes): {platform.libc_ver()[1]} {glibc}"  # one host
-    assert lines[12] == "OK    conda: 24.11.3 (Snakemake's conda deployment needs >= 24.7.1)"
-    assert lines[13].startswith(f"OK    environments space: {tmp_path / 'conda'}: ")
-    assert lines[13].endswith("for inference-vllm.yaml, noveval.yaml")
-    assert lines[14].startswith("FAIL  NVIDIA driver (a100 nodes): partition gpu: ")
-    assert "nvidia-smi" in lines[14]
-    assert lines[15].startswith("OK    job limits: all ") and len(lines) == 16
+    assert lines[11] == f"OK    glibc (this host): {platform.libc_ver()[1]} {glibc}"
+    assert lines[12] == f"OK    glibc (a100 nodes): {platform.libc_ver()[1]} {glibc}"  # one host
+    assert lines[13] == "OK    conda: 24.11.3 (Snakemake's conda deployment needs >= 24.7.1)"
+    assert lines[14].startswith(f"OK    environments space: {tmp_path / 'conda'}: ")
+    assert lines[14].endswith("for inference-vllm.yaml, noveval.yaml")
+    assert lines[15].startswith("FAIL  NVIDIA driver (a100 nodes): partition gpu: ")
+    assert "nvidia-smi" in lines[15]
+    assert lines[16].startswith("OK    job limits: all ") and len(lines) == 17
     assert (
         "pre-flight: 3 failed (key OPENAI_API_KEY, model gpt-4o, NVIDIA driver (a100 nodes))"
         in run.stderr

@@ -2,9 +2,9 @@
 
 A batch is every call of one model on one dataset for one step of a track: the grid's cells,
 or a preliminary step whose answers other requests are built from (NovBench paraphrases, the
-judges' generated ideas and purpose-mechanism rewrites, NovBench's paper-type labels). Its jobs
-are its chunks (``noveval.chunks``), each writing its own responses table; the batch's responses
-table gathers them and holds every cell's rows.
+judges' generated ideas, purpose-mechanism rewrites and literature-search queries, NovBench's
+paper-type labels). Its jobs are its chunks (``noveval.chunks``), each writing its own responses
+table; the batch's responses table gathers them and holds every cell's rows.
 """
 
 from __future__ import annotations
@@ -20,11 +20,24 @@ PARAPHRASE = "paraphrase"
 GENERATION = "generation"
 REWRITE = "rewrite"
 PAPER_TYPE = "paper_type"
+SEARCH_CONTRIBUTIONS = "search_contributions"  # the judges' assisted search, step 1
+SEARCH_QUERIES = "search_queries"  # and step 2
 # NovBench construction: sentence labels, the step prompt's second call, the gold format.
 SENTENCES = "sentences"
 STEP = "step"
 NORMALISATION = "normalisation"
-BATCHES = (CELLS, PARAPHRASE, GENERATION, REWRITE, PAPER_TYPE, SENTENCES, STEP, NORMALISATION)
+BATCHES = (
+    CELLS,
+    PARAPHRASE,
+    GENERATION,
+    REWRITE,
+    PAPER_TYPE,
+    SEARCH_CONTRIBUTIONS,
+    SEARCH_QUERIES,
+    SENTENCES,
+    STEP,
+    NORMALISATION,
+)
 
 
 def responses_path(results: str, track: str, dataset: str, model: str, batch: str) -> str:

@@ -34,6 +34,7 @@ import yaml
 
 from noveval.assets import resolve
 from noveval.cluster import api_inference_on_host, gpu_model, gpus, inference_env
+from noveval.literature.semantic_scholar import API_KEY_ENV as S2_API_KEY_ENV
 from noveval.novbench.grid import scorer_names
 from noveval.registry import ModelSpec, Registry, ScorerSpec
 from noveval.weights import (
@@ -340,6 +341,27 @@ def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, 
     ]
 
 
+def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Check:
+    """The Semantic Scholar key (``S2_API_KEY``) when the grid searches the literature."""
+    name = f"key {S2_API_KEY_ENV}"
+    if not needed:
+        return skipped(name, "no literature search in the grid")
+    found = bool(env.get(S2_API_KEY_ENV))
+    return Check(
+        name,
+        found,
+        f"{'set' if found else 'not set'}, for Semantic Scholar (judges.retrieval.search); "
+        "without it the API's shared anonymous limit applies",
+    )
+
+
+def searches_literature(config: dict) -> bool:
+    """Whether the judges' grid runs the retrieval change through Semantic Scholar."""
+    judges = config.get("judges") or {}
+    search = (judges.get("retrieval") or {}).get("search")
+    return "retrieval" in (judges.get("changes") or []) and search == "semantic_scholar"
+
+
 def published_cells(model: str) -> list[tuple[str, str]]:
     """The published numbers of ``model`` (reproduction/published/*.csv): (table, cell) each."""
     from noveval.reproduction.report import published
@@ -571,6 +593,7 @@ def access_checks(grid: Grid) -> list[Check]:
     found = [gated_check(s.name, s.reference, token) for s in grid.specs if s.gated]
     found += api_key_checks(grid.registry, grid.models, grid.env)
     found += [served_check(spec, grid.env) for spec in grid.specs if spec.engine == "api"]
+    found.append(semantic_scholar_key_check(searches_literature(grid.config), grid.env))
     found.append(provider_network_check(grid.site_path, grid.site, grid.specs))
     return found + substitution_checks(grid.config["judges"].get("substitutions") or {})
 

@@ -312,6 +312,7 @@ def conditions(config: dict, registry: Registry) -> dict:
                 "calls_by_change": judges.get("calls_by_change", {}),
             },
             "aggregation": {key: _set(judges.get(key)) for key in JUDGE_AGGREGATION},
+            "retrieval": {"search": (judges.get("retrieval") or {}).get("search", "embedding")},
         },
     }
 
@@ -346,12 +347,20 @@ def paper_config(default: str | Path, paper: str | Path, schema: str | Path) -> 
     return config
 
 
+AUTHORS_RETRIEVAL_SEARCH = "Ai2 Paper Finder (relevance >= 0.8)"
+
+
 def paper_conditions(
     default: str | Path, paper: str | Path, schema: str | Path, registry: str | Path
 ) -> dict:
     """The paper's conditions: :func:`conditions` of the paper overlay with the project's
     registry."""
-    return conditions(paper_config(default, paper, schema), load_registry(registry))
+    found = conditions(paper_config(default, paper, schema), load_registry(registry))
+    # The retrieval change's search engine: the authors searched Ai2's Paper Finder (their
+    # ablations.yaml, use_semantic_scholar: false), whose results were not released; the paper
+    # overlay runs their Semantic Scholar path, so retrieval numbers are never compared as equal.
+    found["judges"]["retrieval"]["search"] = AUTHORS_RETRIEVAL_SEARCH
+    return found
 
 
 def flat(values: dict, prefix: str = "") -> dict:
@@ -761,6 +770,8 @@ def judges_conditions(row, settings: dict, found: pd.DataFrame | None) -> dict:
         },
         "aggregation": settings["aggregation"],
     }
+    if any(split_change(change)[0] == "retrieval" for change in changes):
+        out["retrieval"] = settings.get("retrieval")
     return out
 
 
