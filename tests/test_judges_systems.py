@@ -16,6 +16,8 @@ import pytest
 import yaml
 from conftest import REPO
 from loopback_api import ANSWER, INPUT_TOKENS, OUTPUT_TOKENS
+from snakemake.utils import update_config
+from test_reproduction import BASIS
 
 from noveval.chat_requests import build_request
 from noveval.engines import providers
@@ -31,6 +33,7 @@ from noveval.judges.verdicts import calls_from_responses
 from noveval.plan import PlanSettings, judges_workloads, plan_table
 from noveval.pricing import Usage
 from noveval.registry import load_registry
+from noveval.reproduction import report
 
 SAMPLE = REPO / "data" / "sample" / "judges"
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -195,3 +198,21 @@ def test_the_plan_prices_the_agentic_judge_with_its_assumed_searches():
     assert row["web_searches"] == 1200
     assert row["api_cost_usd"] == pytest.approx(tokens + 12.0, abs=0.01)
     assert row["api_cost_batch_usd"] == pytest.approx(tokens / 2 + 12.0, abs=0.01)
+
+
+def test_the_face_off_row_compares_the_agentic_judge_of_the_paper_grid():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    update_config(config, yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
+    grid = report.configured(config)["judges"]
+    assert "gpt-5.6-sol" in grid["models"] and "agentic" in grid["changes"]
+    row = next(
+        row
+        for row in report.published("judges").itertuples(index=False)
+        if row.table == "retrieval face-off figure" and row.change == "agentic"
+    )
+    agentic = {"model": "gpt-5.6-sol", "setup": "human-plus-generated", "change": "agentic"}
+    metrics = pd.DataFrame(
+        [agentic | {"macro_f1": 0.7781, "n_calls": 308, "n_failed_calls": 0}]
+    ).assign(substitutes_for=None)
+    result = report.judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, BASIS)
+    assert (result["verdict"], result["our_value"]) == ("match", pytest.approx(0.7781))

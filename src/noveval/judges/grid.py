@@ -478,6 +478,12 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     )
 
 
+def system_models(section: dict) -> list[str]:
+    """The backbones of a ``judges`` section's systems, each once."""
+    systems = (section.get("systems") or {}).values()
+    return list(dict.fromkeys(model for entry in systems for model in entry["models"]))
+
+
 def system_cells(
     systems: dict[str, dict], datasets: dict[str, dict[str, dict[str, str]]], registry
 ) -> list[JudgeCell]:
