@@ -36,7 +36,7 @@ JUDGES_SAMPLE = REPO / "data" / "sample" / "judges"
 LOOPBACK_KEY = {"NOVEVAL_TEST_KEY": "sk-loopback"}
 # Hosted models the embedded run points at the loopback server: gpt-4o runs in it, gpt-5.1 is
 # the model that overlays add.
-LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1")
+LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1", "gpt-5.6-sol")
 
 
 def unavailable(reason: str, required_by: str) -> None:
@@ -227,7 +227,8 @@ def embedded_run(tmp_path_factory, loopback) -> WorkflowRun:
     NovBench's whole grid (3 strategies x 3 perturbations) on 2 sample papers (so one few-shot
     example each), for the local SmolLM2 and for gpt-4o on the loopback server; the judges'
     reference, P3, retrieval, purpose-mechanism and no-aggregation cells on 2 pairs and 2 ideas,
-    with the motivating figure.
+    with the motivating figure, and the agentic judge (gpt-5.6-sol on the loopback server, which
+    searches once per call) on the 2 ideas.
     """
     folder = tmp_path_factory.mktemp("embedded")
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
@@ -246,6 +247,7 @@ def embedded_run(tmp_path_factory, loopback) -> WorkflowRun:
         rewrite_max_tokens=128,
         bootstrap={"resamples": 200, "seed": 42},
         motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
+        systems={"agentic": {"models": ["gpt-5.6-sol"]}},
     )
     return start_run(folder, config, snakemake_env(**LOOPBACK_KEY))
 
