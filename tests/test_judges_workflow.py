@@ -88,9 +88,10 @@ def test_the_agentic_judge_searches_and_its_cost_counts_them(embedded_run):
     requests = pd.read_parquet(
         out / "gpt-5.6-sol" / "pointwise" / "human-plus-generated" / "agentic" / "requests.parquet"
     )
-    assert requests["tools"].map(yaml.safe_load).tolist() == [
-        [{"type": "web_search", "filters": {"allowed_domains": ["arxiv.org"]}}]
-    ] * 2
+    assert (
+        requests["tools"].map(yaml.safe_load).tolist()
+        == [[{"type": "web_search", "filters": {"allowed_domains": ["arxiv.org"]}}]] * 2
+    )
     log = embedded_run.results / "logs" / "judges" / "tiny" / "gpt-5.6-sol" / "cells" / "infer.log"
     assert log.read_text().count(": 1 web searches") == 2
 
