@@ -1,0 +1,115 @@
+"""AI-Scientist's novelty check: the loop's turns on a hand-made transcript.
+
+The round logic is checked with hand-written format strings (not the authors' prompts), so the
+expected messages are written out by hand; the pinned prompts themselves are read from a shared
+copy of the Idea Novelty Checker where there is one.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SHARED_DATA, shared_file, unavailable
+
+from noveval.judges.ai_scientist import (
+    Check,
+    Prompts,
+    Turn,
+    extract_json,
+    paper_line,
+    papers_text,
+    read_turn,
+)
+
+PROMPTS = Prompts(
+    system="Decide within {num_rounds} rounds.",
+    round="Round {current_round}/{num_rounds}. Idea: {idea}. Results: [{last_query_results}]",
+    paper="{i}: {title}. {authors}. {venue}, {year}. cites {cites}. {abstract}",
+)
+PAPER = {
+    "title": "Prior Work",
+    "authors": [{"authorId": "1", "name": "A. One"}, {"authorId": "2", "name": "B. Two"}],
+    "venue": "ACL",
+    "year": 2023,
+    "citationCount": 7,
+    "abstract": "We did it.",
+}
+
+
+def test_turns_decide_search_or_keep_the_last_results():
+    assert read_turn("THOUGHT: clear. Decision made: Novel.") == Turn(decision=1)
+    assert read_turn("decision made: not novel.\n```json\n{}\n```") == Turn(decision=0)
+    fenced = 'THOUGHT: search.\nRESPONSE:\n```json\n{"Query": "graph topic models"}\n```'
+    assert read_turn(fenced) == Turn(query="graph topic models")
+    assert read_turn('no fence {"Query": "htm"} then {"x": 1}') == Turn(query="htm")
+    assert read_turn("```json\n{broken\n```") == Turn()  # the fence wins over later braces
+    assert read_turn('```json\n{"Query": ""}\n```') == Turn()
+    assert extract_json('```json\n{"Query": "a\x01b"}\n```') == {"Query": "ab"}
+
+
+def test_a_hand_made_transcript_of_three_rounds():
+    searched = []
+
+    def search(query):
+        searched.append(query)
+        return [PAPER] if query == "prior work" else []
+
+    check = Check(idea="topic trees", rounds=3)
+    assert check.messages(PROMPTS) == [
+        {"role": "system", "content": "Decide within 3 rounds."},
+        {"role": "user", "content": "Round 1/3. Idea: topic trees. Results: []"},
+    ]
+    check.answer(PROMPTS, '```json\n{"Query": "prior work"}\n```', search)
+    shown = "0: Prior Work. A. One, B. Two. ACL, 2023. cites 7. We did it."
+    assert check.results == shown and check.open
+    check.answer(PROMPTS, "I am unsure.", search)  # no query, no decision: results kept
+    assert check.results == shown and searched == ["prior work"]
+    third = check.messages(PROMPTS)
+    assert [m["role"] for m in third] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert third[-1]["content"] == f"Round 3/3. Idea: topic trees. Results: [{shown}]"
+    assert third[4]["content"] == "I am unsure."
+    check.answer(PROMPTS, "Decision made: not novel.", search)
+    assert (check.decision, check.open) == (0, False)
+
+
+def test_rounds_running_out_are_no_verdict_and_empty_results_show_nothing():
+    check = Check(idea="x", rounds=2)
+    for _ in range(2):
+        check.answer(PROMPTS, '{"Query": "nothing"}', lambda query: [])
+    assert (check.decision, check.open, check.results) == (None, False, "")
+    assert (
+        papers_text(PROMPTS, [{"title": "T", "authors": "C. Three"}])
+        == "0: T. C. Three. , . cites . "
+    )
+
+
+def test_the_found_paper_line_is_read_from_the_authors_check_novelty():
+    source = shared_file(
+        "novelty-eval", "upstream", "src", "novelty_eval", "baselines", "ai_scientist",
+        "check_novelty.py",
+    ).read_text()  # fmt: skip
+    line = paper_line(source)
+    assert line.startswith("{i}: {title}. {authors}.") and "{abstract}" in line
+    with pytest.raises(ValueError, match="expected one found-paper format, got 0"):
+        paper_line("x = 'no such line'")
+
+
+def test_the_pinned_prompts_render_the_first_round():
+    """Needs a copy of simra-shahid/idea_novelty_checker at the pinned commit beside the shared
+    data (novelty-eval/model-code/novelty_checker)."""
+    root = SHARED_DATA / "novelty-eval" / "model-code" / "novelty_checker"
+    if not root.exists():
+        unavailable(
+            f"no copy of the pinned Idea Novelty Checker at {root}", "NOVEVAL_REQUIRE_MODEL_CODE"
+        )
+    prompts = Prompts.read(root, shared_file("novelty-eval", "upstream"))
+    first = Check(idea="topic trees", rounds=10).messages(prompts)
+    assert "You will be given 10 to decide" in first[0]["content"]
+    assert "<experiment.py>" not in first[0]["content"]  # the original's code block is cut
+    assert first[1]["content"].startswith("Round 1/10.") and "topic trees" in first[1]["content"]
