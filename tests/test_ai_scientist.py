@@ -7,9 +7,15 @@ copy of the Idea Novelty Checker where there is one.
 
 from __future__ import annotations
 
-import pytest
-from conftest import SHARED_DATA, shared_file, unavailable
+from dataclasses import replace
 
+import pytest
+from conftest import REPO, SHARED_DATA, shared_file, unavailable
+from loopback_api import ANSWER
+
+from noveval.engines.client import ClientSettings
+from noveval.engines.journal import Journal
+from noveval.engines.servers import serve
 from noveval.judges.ai_scientist import (
     Check,
     Prompts,
@@ -18,7 +24,11 @@ from noveval.judges.ai_scientist import (
     paper_line,
     papers_text,
     read_turn,
+    run_checks,
 )
+from noveval.registry import load_registry
+
+REGISTRY = load_registry(REPO / "config" / "models.yaml")
 
 PROMPTS = Prompts(
     system="Decide within {num_rounds} rounds.",
@@ -113,3 +123,41 @@ def test_the_pinned_prompts_render_the_first_round():
     assert "You will be given 10 to decide" in first[0]["content"]
     assert "<experiment.py>" not in first[0]["content"]  # the original's code block is cut
     assert first[1]["content"].startswith("Round 1/10.") and "topic trees" in first[1]["content"]
+
+
+def test_rounds_go_through_the_request_layer_and_a_rerun_sends_no_call(
+    loopback, tmp_path, monkeypatch
+):
+    """gpt-5.4 on the loopback provider, whose fixed answer neither decides nor queries: 2 ideas
+    x 2 rounds = 4 calls at (1,000 x $2.5 + 200 x $15) / 1M each; round 2 carries round 1."""
+    spec = REGISTRY.model("gpt-5.4")
+    monkeypatch.setenv(spec.api_key_env, "sk-loopback")
+    pointed = replace(spec, base_url=loopback.base_url(spec.api))
+    ideas = [{"instance_id": str(i), "ideas": [f"idea {i}"]} for i in range(2)]
+    decoding = {"max_tokens": 64, "reasoning_effort": "high"}
+
+    def run():
+        with Journal(tmp_path / "journal", "ai_scientist") as journal:
+            with serve(pointed, tmp_path / "serve.log") as endpoint:
+                return run_checks(
+                    ideas, spec, endpoint, journal, ClientSettings(2, 30, 1),
+                    lambda query: [], PROMPTS, 2, decoding,
+                )  # fmt: skip
+
+    sent_before = len(loopback.bodies)
+    checks, calls = run()
+    assert len(loopback.bodies) - sent_before == 4
+    assert [(c["instance_id"], c["round"]) for c in calls] == [
+        ("0", 1),
+        ("1", 1),
+        ("0", 2),
+        ("1", 2),
+    ]
+    assert sum(c["cost_usd"] for c in calls) == pytest.approx(4 * 0.0055)
+    assert all(check.decision is None and not check.open for check in checks.values())
+    second = loopback.bodies[-1][2]["input"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[2]["content"] == ANSWER
+    rerun, _ = run()
+    assert len(loopback.bodies) - sent_before == 4  # every call answered by the journal
+    assert [c.exchanges for c in rerun.values()] == [c.exchanges for c in checks.values()]

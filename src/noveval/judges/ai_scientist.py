@@ -10,19 +10,33 @@ results). An answer that holds "decision made: novel" or "decision made: not nov
 ends the loop with that decision; otherwise the "Query" of its JSON (between json code markers,
 else the first braces that parse) is searched and its results are shown in the next round. An
 answer with neither keeps the last results, as their loop's failed round does; running out of
-rounds is no verdict (their runner: no prediction, scored as wrong).
+rounds is no verdict (their runner: no prediction, scored as wrong). A call that fails for good
+uses up its round without an exchange, as their loop's exception path does.
+
+Every call goes through the request layer and the model's journal, one round of all open ideas
+at a time: a rerun sends no call the journal has answered and replays the same turns.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from noveval.chat_requests import build_request
+from noveval.engines.client import ClientSettings, send_requests
+from noveval.engines.journal import Journal, read_records
+from noveval.engines.providers import Endpoint
 from noveval.judges.authors import module_constant
+from noveval.judges.prompts import call_item_id
+from noveval.registry import ModelSpec
 from noveval.upstream import UpstreamSource
+
+log = logging.getLogger(__name__)
 
 PROMPTS = "noveltychecker/models/ai_scientist/prompt.py"  # upstream novelty_checker
 CHECK = "src/novelty_eval/baselines/ai_scientist/check_novelty.py"  # upstream judges
@@ -160,6 +174,10 @@ class Check:
             last_query_results=self.results,
         )
 
+    def fail(self) -> None:
+        """A round whose call failed for good: no exchange, the last results kept."""
+        self.turns.append(Turn())
+
     def answer(self, prompts: Prompts, text: str, search) -> Turn:
         """Record this round's answer; ``search(query)`` gives the papers of its query."""
         message = self.next_message(prompts)
@@ -169,3 +187,58 @@ class Check:
         if turn.query is not None:
             self.results = papers_text(prompts, search(turn.query))
         return turn
+
+
+def describe(turn: Turn) -> str:
+    if turn.decision is not None:
+        return "decided novel" if turn.decision else "decided not novel"
+    return f"searched {turn.query!r}" if turn.query else "neither decided nor searched"
+
+
+def run_checks(
+    instances: list[dict],
+    spec: ModelSpec,
+    endpoint: Endpoint,
+    journal: Journal,
+    settings: ClientSettings,
+    search: Callable[[str], list[dict]],
+    prompts: Prompts,
+    rounds: int,
+    decoding: dict,
+) -> tuple[dict[str, Check], list[dict]]:
+    """Every idea's loop (pointwise ``instances``), each turn logged; returns the checks by
+    instance and every call's journal record with its instance and round."""
+    checks = {i["instance_id"]: Check(i["ideas"][0], rounds) for i in instances}
+    calls = []
+    for round in range(rounds):
+        rows = {
+            instance_id: build_request(
+                call_item_id(instance_id, 0, round), spec, check.messages(prompts), decoding
+            )
+            for instance_id, check in checks.items()
+            if check.open
+        }
+        if not rows:
+            break
+        finished = journal.finished()
+        pending = [row for row in rows.values() if row["request_id"] not in finished]
+        log.info("round %d: %d open ideas, %d calls to send", round + 1, len(rows), len(pending))
+        if pending:
+            send_requests(pending, endpoint, journal, settings, spec.cost_usd)
+            finished = journal.finished()
+        failed = {
+            r["request_id"]: r
+            for r in (read_records(journal.path) if journal.path.exists() else [])
+            if r.get("error")
+        }
+        for instance_id, row in rows.items():
+            record = finished.get(row["request_id"]) or failed[row["request_id"]]
+            calls.append({**record, "instance_id": instance_id, "round": round + 1})
+            check = checks[instance_id]
+            if record.get("error"):
+                check.fail()
+                log.info("%s round %d: call failed (%s)", instance_id, round + 1, record["error"])
+                continue
+            turn = check.answer(prompts, record["text"], search)
+            log.info("%s round %d: %s", instance_id, round + 1, describe(turn))
+    return checks, calls
