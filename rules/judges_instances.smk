@@ -96,21 +96,50 @@ rule judges_rewritten_instances:
         "../scripts/judges_rewritten_instances.py"
 
 
-rule judges_related:
-    input:
-        instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
-        corpus=JUDGE_RETRIEVAL["corpus"] or [],
-    output:
-        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/related.parquet",
-    log:
-        f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/related.log",
-    conda:
-        "../envs/noveval.yaml"
-    params:
-        code=code_version("noveval.judges.retrieval", step="noveval.judges.steps"),
-        registry=config["registry"],
-        encoder=JUDGE_RETRIEVAL["encoder"],
-        encoder_reference=REGISTRY.encoder(JUDGE_RETRIEVAL["encoder"]),
-        top_k=JUDGE_RETRIEVAL["top_k"],
-    script:
-        "../scripts/judges_related.py"
+if JUDGE_RETRIEVAL["search"] == "semantic_scholar":
+
+    rule judges_related:
+        input:
+            instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+            responses=lambda wildcards: JUDGES.search_responses(
+                RESULTS, wildcards.dataset, "search_queries"
+            ),
+        output:
+            f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/related.parquet",
+        log:
+            f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/related.log",
+        conda:
+            "../envs/noveval.yaml"
+        params:
+            code=code_version(
+                "noveval.literature.assisted_search",
+                "noveval.literature.semantic_scholar",
+                step="noveval.judges.steps",
+            ),
+            cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/search_queries",
+            retrieval=config_slice(JUDGE_RETRIEVAL, "top_k", "cutoff"),
+            semantic_scholar=config["literature"]["semantic_scholar"],
+            cache_dir=f"{RESULTS}/literature/semantic_scholar",
+        script:
+            "../scripts/judges_searched_related.py"
+
+else:
+
+    rule judges_related:
+        input:
+            instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+            corpus=JUDGE_RETRIEVAL["corpus"] or [],
+        output:
+            f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/related.parquet",
+        log:
+            f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/related.log",
+        conda:
+            "../envs/noveval.yaml"
+        params:
+            code=code_version("noveval.judges.retrieval", step="noveval.judges.steps"),
+            registry=config["registry"],
+            encoder=JUDGE_RETRIEVAL["encoder"],
+            encoder_reference=REGISTRY.encoder(JUDGE_RETRIEVAL["encoder"]),
+            top_k=JUDGE_RETRIEVAL["top_k"],
+        script:
+            "../scripts/judges_related.py"

@@ -1,4 +1,14 @@
-# The judge track's requests: generated ideas, purpose-mechanism rewrites and each cell's calls.
+# The judge track's requests: generated ideas, purpose-mechanism rewrites, the literature search's
+# two LLM steps and each cell's calls.
+from noveval.literature.assisted_search import (
+    AUTHORS_FILES as ASSISTED_SEARCH_TEMPLATES,
+)
+
+SEARCH_SETTINGS = config_slice(
+    config["judges"], "max_tokens", "structured_output", "prompts", "retrieval"
+)
+
+
 rule judges_generation_requests:
     input:
         f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
@@ -45,6 +55,68 @@ rule judges_rewrite_requests:
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/judges_rewrite_requests.py"
+
+
+rule judges_search_contribution_requests:
+    input:
+        instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+        upstream=(
+            [f"{JUDGE_UPSTREAM}/{path}" for path in ASSISTED_SEARCH_TEMPLATES]
+            if config["judges"]["prompts"] == "authors"
+            else []
+        ),
+    output:
+        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/search_contributions/requests.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/search_contributions/requests.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version(
+            "noveval.literature.assisted_search",
+            step="noveval.judges.steps",
+            data=("prompts/judges",),
+        ),
+        registry=config["registry"],
+        decoding=config["decoding"],
+        settings=SEARCH_SETTINGS,
+        upstream_root=JUDGE_UPSTREAM,
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
+    script:
+        "../scripts/judges_search_contribution_requests.py"
+
+
+rule judges_search_query_requests:
+    input:
+        instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+        responses=lambda wildcards: JUDGES.search_responses(
+            RESULTS, wildcards.dataset, "search_contributions"
+        ),
+        upstream=(
+            [f"{JUDGE_UPSTREAM}/{path}" for path in ASSISTED_SEARCH_TEMPLATES]
+            if config["judges"]["prompts"] == "authors"
+            else []
+        ),
+    output:
+        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/search_queries/requests.parquet",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/search_queries/requests.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version(
+            "noveval.literature.assisted_search",
+            step="noveval.judges.steps",
+            data=("prompts/judges",),
+        ),
+        cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/search_contributions",
+        registry=config["registry"],
+        decoding=config["decoding"],
+        settings=SEARCH_SETTINGS,
+        upstream_root=JUDGE_UPSTREAM,
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
+    script:
+        "../scripts/judges_search_query_requests.py"
 
 
 rule judges_requests:

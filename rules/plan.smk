@@ -47,6 +47,7 @@ rule plan:
         },
         judges=config["judges"],
         upstream_root=config["upstream"]["judges"] or JUDGE_UPSTREAM,
+        literature=config["literature"],
         code=code_version("noveval.plan"),
     script:
         "../scripts/plan.py"

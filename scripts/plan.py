@@ -19,6 +19,7 @@ with log_to(snakemake.log[0]):
         judge_declared=snakemake.params.judge_declared,
         judges=snakemake.params.judges,
         upstream_root=snakemake.params.upstream_root,
+        literature=snakemake.params.literature,
         csv_path=snakemake.output.csv,
         markdown_path=snakemake.output.markdown,
     )

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 from loopback_api import LoopbackAPI
+from loopback_s2 import LoopbackS2
 from recording_proxy import RecordingProxy
 
 from noveval.engines.servers import serve
@@ -34,6 +35,7 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 PROXIED_MODEL = "proxied-smollm2"
 JUDGES_SAMPLE = REPO / "data" / "sample" / "judges"
 LOOPBACK_KEY = {"NOVEVAL_TEST_KEY": "sk-loopback"}
+S2_TEST_KEY = {"S2_API_KEY": "s2-loopback"}
 # Hosted models the embedded run points at the loopback server: gpt-4o runs in it, gpt-5.1 is
 # the model that overlays add.
 LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1", "gpt-5.6-sol")
@@ -139,6 +141,14 @@ def loopback():
     yield server
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="session")
+def loopback_s2():
+    """Semantic Scholar's Graph API on 127.0.0.1 at its keyed rate, one request a second
+    (tests/loopback_s2.py); its key is :data:`S2_TEST_KEY`."""
+    with LoopbackS2(api_key=S2_TEST_KEY["S2_API_KEY"]) as server:
+        yield server
 
 
 def loopback_registry(path: Path, loopback: LoopbackAPI, *names: str) -> Path:

@@ -13,6 +13,16 @@ from noveval import upstream
 SCHEMA = str(REPO / "config" / "schemas" / "config.schema.yaml")
 
 # Every required key, nothing else.
+RETRIEVAL_DEFAULTS = {
+    "top_k": 5,
+    "encoder": "all-minilm-l6-v2",
+    "search": "embedding",
+    "model": None,
+    "cutoff": None,
+    "n_queries": 5,
+    "max_contributions": 3,
+    "max_tokens": None,
+}
 MINIMAL = {
     "registry": "config/models.yaml",
     "results": "results",
@@ -65,6 +75,12 @@ def test_defaults_fill_a_minimal_config():
     assert config["novbench"]["prompts"] == "builtin"
     assert config["upstream"] == dict.fromkeys(upstream.SOURCES)
     assert config["plan"] == {}
+    assert config["literature"] == {
+        "semantic_scholar": {
+            "base_url": "https://api.semanticscholar.org/graph/v1",
+            "requests_per_second": 1.0,
+        }
+    }
     judges = config["judges"]
     assert {key: judges[key] for key in judges if key not in MINIMAL["judges"]} == {
         "prompts": "builtin",
@@ -81,7 +97,7 @@ def test_defaults_fill_a_minimal_config():
         "compute_usd_per_hour": {"gpu": None, "cpu": None},
         "rewrite_model": None,
         "rewrite_max_tokens": 192,
-        "retrieval": {"corpus": None, "top_k": 5, "encoder": "all-minilm-l6-v2"},
+        "retrieval": {"corpus": None, **RETRIEVAL_DEFAULTS},
         "generation": {
             "generators": [],
             "base_setup": "human-only",
@@ -99,7 +115,7 @@ def test_given_values_win_and_a_partial_section_gets_the_rest():
     config["judges"]["generation"] = {"generators": ["smollm2-135m"]}
     judges = validated(config)["judges"]
     assert judges["rewrite_max_tokens"] == 192  # a rewrite model without a budget of its own
-    assert judges["retrieval"] == {"corpus": "c.yaml", "top_k": 5, "encoder": "all-minilm-l6-v2"}
+    assert judges["retrieval"] == {"corpus": "c.yaml", **RETRIEVAL_DEFAULTS}
     assert judges["generation"]["generators"] == ["smollm2-135m"]
     assert judges["generation"]["base_setup"] == "human-only"
 

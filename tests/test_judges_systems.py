@@ -16,7 +16,7 @@ import pytest
 import yaml
 from conftest import REPO
 from loopback_api import ANSWER, INPUT_TOKENS, OUTPUT_TOKENS
-from snakemake.utils import update_config
+from snakemake.utils import update_config, validate
 from test_reproduction import BASIS
 
 from noveval.chat_requests import build_request
@@ -42,6 +42,15 @@ DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 96}
 WEB_SEARCH = [{"type": "web_search", "filters": {"allowed_domains": ["arxiv.org"]}}]
 # One loopback call: 1000 input tokens at $5/M, 200 output tokens at $30/M, one search at $10/1k.
 CALL_USD = 1000 * 5.0 / 1e6 + 200 * 30.0 / 1e6 + 10.0 / 1e3
+
+
+def default_config(*overlays: str) -> dict:
+    """config/config.yaml with ``overlays`` (config files), its defaults filled by the schema."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    for overlay in overlays:
+        update_config(config, yaml.safe_load((REPO / "config" / overlay).read_text()))
+    validate(config, str(REPO / "config" / "schemas" / "config.schema.yaml"))
+    return config
 
 
 def ideas(count: int = 2) -> list[dict]:
@@ -113,7 +122,7 @@ def test_tools_are_part_of_the_request_id_and_go_through_the_responses_api_only(
 
 
 def test_the_grid_runs_each_system_backbone_on_every_release_pointwise_file():
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config = default_config()
     systems = config["judges"]["systems"]
     systems["agentic"] = {"models": ["gpt-5.6-sol"]}
     grid = judges_grid(config, REGISTRY)
@@ -174,7 +183,7 @@ def test_the_plan_prices_the_agentic_judge_with_its_assumed_searches():
     """300 declared ideas, one call each, 4 searches a call: 1,200 searches at $10 per thousand
     on top of the tokens; the batch column halves the tokens only."""
     settings = PlanSettings(web_searches_per_call=4)
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config = default_config()
     missing = "nowhere/pointwise.yaml"
     cells = [
         {"dataset": "d", "model": "gpt-5.6-sol", "format": "pointwise", "setup": "s", "change": c}
@@ -201,9 +210,7 @@ def test_the_plan_prices_the_agentic_judge_with_its_assumed_searches():
 
 
 def test_the_face_off_row_compares_the_agentic_judge_of_the_paper_grid():
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    update_config(config, yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
-    grid = report.configured(config)["judges"]
+    grid = report.configured(default_config("paper.yaml"))["judges"]
     assert "gpt-5.6-sol" in grid["models"] and "agentic" in grid["changes"]
     row = next(
         row

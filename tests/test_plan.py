@@ -22,6 +22,7 @@ from noveval.datasets import download, release_files
 from noveval.engines.servers import server_command
 from noveval.files import write_table
 from noveval.judges.calibration import calibrate
+from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.plan import (
     PlanSettings,
     Workload,
@@ -30,6 +31,7 @@ from noveval.plan import (
     output_tokens_per_call,
     plan_table,
     runtime_minutes,
+    search_workloads,
 )
 from noveval.registry import load_registry
 
@@ -224,7 +226,13 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     batches = re.findall(
         r"wildcards: track=(\w+), dataset=(\S+), model=(\S+), batch=(\S+)", planned
     )
-    assert len(batches) == int(jobs["infer"]) == len(set(batches)) == 20 * 2 + 1 + 2 + 6
+    # and the literature search's two LLM steps (claude-opus-4-6) for the 12 retrieval files
+    assert len(batches) == int(jobs["infer"]) == len(set(batches)) == 20 * 2 + 1 + 2 + 6 + 2
+    assert {("claude-opus-4-6", batch) for _, _, model, batch in batches if "search" in batch} == {
+        ("claude-opus-4-6", "search_contributions"),
+        ("claude-opus-4-6", "search_queries"),
+    }
+    assert jobs["judges_related"] == jobs["judges_search_query_requests"] == "12"
     assert sum(batch == "paraphrase" for *_, batch in batches) == 2
     # one download per open model and per hub scorer, each pinned (preflight fails otherwise)
     downloads = set(re.findall(r"output: \S+/weights/([^/\s]+)\.json", planned))
@@ -237,6 +245,9 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     hosted = {"gpt-4o", "gpt-3.5-turbo", "gpt-5", "gemini-2.5-flash"}
     assert set(models["model"]) == set(NOVBENCH_MODELS) - hosted
     assert (models["gpu_hours"] > 0).all() and table.iloc[-1]["api_cost_usd"] > 0
+    search = table[table["step"].isin(["search_contributions", "search_queries"])]
+    assert set(search["model"]) == {"claude-opus-4-6"} and (search["api_cost_usd"] > 0).all()
+    assert "Semantic Scholar searches" in (paper_grid.plan / "compute_plan.md").read_text()
 
 
 def test_release_download_checks_its_digest(tmp_path):
@@ -321,3 +332,28 @@ def test_judge_output_tokens_are_calibrated_on_published_costs_and_held_out_cell
     assert nothing.values == {} and nothing.held_out.empty
     plan = plan_table(calibrated, REGISTRY, 16, PlanSettings())
     assert (plan["api_cost_batch_usd"] - plan["api_cost_usd"] / 2).abs().max() <= 0.005
+
+
+def test_the_literature_search_is_planned_once_per_idea_of_the_retrieval_files():
+    def cell(model, strategy, papers):
+        return Workload("judges", "d", model, "cells", "retrieval", strategy, "none", papers,
+                        papers, 0, 0, False)  # fmt: skip
+
+    judged = [
+        cell("gpt-5.4", "pairwise/human-only", 10),  # 20 ideas
+        cell("gpt-5.1", "pairwise/human-only", 10),  # the same ideas, another judge
+        cell("gpt-5.4", "pointwise/human-only", 7),
+    ]
+    retrieval = {"model": "claude-opus-4-6", "max_tokens": None, "n_queries": 5,
+                 "max_contributions": 3}  # fmt: skip
+    workloads, ideas = search_workloads(
+        judged, retrieval, 512, REGISTRY, AssistedSearchPrompts(), PlanSettings()
+    )
+    assert ideas == 27
+    assert sorted((w.step, w.strategy, w.calls) for w in workloads) == [
+        ("search_contributions", "pairwise/human-only", 20),
+        ("search_contributions", "pointwise/human-only", 7),
+        ("search_queries", "pairwise/human-only", 20),
+        ("search_queries", "pointwise/human-only", 7),
+    ]
+    assert all(w.model == "claude-opus-4-6" and w.input_tokens > 0 for w in workloads)

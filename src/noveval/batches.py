@@ -2,8 +2,8 @@
 
 A batch is every call of one model on one dataset for one step of a track: the grid's cells,
 or a preliminary step whose answers other requests are built from (NovBench paraphrases, the
-judges' generated ideas and purpose-mechanism rewrites, NovBench's paper-type labels). Its
-responses table holds every cell's rows.
+judges' generated ideas, purpose-mechanism rewrites and literature-search queries, NovBench's
+paper-type labels). Its responses table holds every cell's rows.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ PARAPHRASE = "paraphrase"
 GENERATION = "generation"
 REWRITE = "rewrite"
 PAPER_TYPE = "paper_type"
-BATCHES = (CELLS, PARAPHRASE, GENERATION, REWRITE, PAPER_TYPE)
+SEARCH_CONTRIBUTIONS = "search_contributions"  # the judges' assisted search, step 1
+SEARCH_QUERIES = "search_queries"  # and step 2
+BATCHES = (CELLS, PARAPHRASE, GENERATION, REWRITE, PAPER_TYPE, SEARCH_CONTRIBUTIONS, SEARCH_QUERIES)
 
 
 def responses_path(results: str, track: str, dataset: str, model: str, batch: str) -> str:

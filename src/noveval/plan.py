@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noveval.batches import CELLS, PARAPHRASE
+from noveval.batches import CELLS, PARAPHRASE, SEARCH_CONTRIBUTIONS, SEARCH_QUERIES
 from noveval.datasets import release_files
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
@@ -33,11 +33,14 @@ from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import Calibration, calibrate
 from noveval.judges.grid import DERIVED, release_kind, split_change
 from noveval.judges.prompts import TOOLS, calls_of, judge_requests
+from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
+from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.novbench import generation, perturbation, records
 from noveval.pricing import BATCH_SHARE, Usage
 from noveval.registry import ModelSpec, Registry, load_registry
 from noveval.reproduction.report import published
 from noveval.scoring_cost import plan_jobs, plan_note
+from noveval.upstream import UpstreamSource
 
 # Prompts are rendered only to count their tokens: any model stands in for the cell's.
 PROMPT_ONLY = ModelSpec(name="prompt-only", engine="api", reference="-", context_length=1)
@@ -293,6 +296,81 @@ def judges_workloads(
             )
         )
     return workloads
+
+
+@dataclass(frozen=True)
+class LiteratureSearches:
+    """The Semantic Scholar searches of the retrieval change: ``n_queries`` per unique idea, at
+    most one request per ``1 / requests_per_second`` seconds (a rerun answers from the cache)."""
+
+    ideas: int
+    searches: int
+    hours: float
+
+
+def literature_searches(
+    ideas: int, n_queries: int, requests_per_second: float
+) -> LiteratureSearches:
+    """The searches and their time at the API's rate for ``ideas`` unique ideas."""
+    searches = ideas * n_queries
+    return LiteratureSearches(ideas, searches, searches / requests_per_second / 3600)
+
+
+def literature_note(searches: LiteratureSearches) -> str:
+    """The plan's line on the retrieval change's literature search."""
+    return (
+        f"Literature search (retrieval change): {searches.searches:,} Semantic Scholar searches "
+        f"for {searches.ideas:,} ideas, about {searches.hours:.1f} h at the API's rate (cached: "
+        "a rerun makes none)."
+    )
+
+
+def search_workloads(
+    judge_workloads: list[Workload],
+    retrieval: dict,
+    max_tokens: int,
+    registry: Registry,
+    prompts: AssistedSearchPrompts,
+    settings: PlanSettings,
+) -> tuple[list[Workload], int]:
+    """The assisted search's two LLM steps for the ideas of the retrieval cells (one
+    contributions and one query-writing call per idea, once per format and setup whatever the
+    judge), and the number of unique ideas. Prompts are rendered for a sample idea (its
+    contributions summary stood in by ``max_contributions`` lines)."""
+    spec = registry.model(retrieval["model"])
+    budget = retrieval["max_tokens"] or max_tokens
+    ideas: dict[tuple[str, str], int] = {}
+    for workload in judge_workloads:
+        if split_change(workload.step)[0] == "retrieval":
+            per = 1 if workload.strategy.startswith("pointwise/") else 2
+            ideas[workload.dataset, workload.strategy] = workload.papers * per
+    idea = judge_instances.load_release(
+        f"{settings.judges_sample}/pointwise.yaml", "sample", "pointwise"
+    )["ideas"].iloc[0][0]
+    summary = "\n".join(["Methodology:"] + ["  - " + idea[:200]] * retrieval["max_contributions"])
+    step_prompts = {
+        SEARCH_CONTRIBUTIONS: prompts.contributions(idea, retrieval["max_contributions"]),
+        SEARCH_QUERIES: prompts.queries(idea, summary, retrieval["n_queries"]),
+    }
+    workloads = [
+        Workload(
+            track="judges",
+            dataset=dataset,
+            model=spec.name,
+            batch=step,
+            step=step,
+            strategy=strategy,
+            perturbation="none",
+            papers=count,
+            calls=count,
+            input_tokens=count * request_tokens(json.dumps(messages), settings),
+            output_tokens=count * output_tokens_per_call(spec, budget, settings),
+            stand_in=True,
+        )
+        for (dataset, strategy), count in ideas.items()
+        for step, messages in step_prompts.items()
+    ]
+    return workloads, sum(ideas.values())
 
 
 def calibrated_judges(
@@ -709,6 +787,29 @@ def write_plan(
     Path(markdown_path).write_text(f"{text}## Assumptions\n\n{notes}\n")
 
 
+def _searches(
+    judge_workloads, judges, literature, registry, upstream_root, settings
+) -> tuple[list[Workload], LiteratureSearches] | None:
+    """The literature search's LLM workloads and searches, when the grid searches."""
+    retrieval = judges["retrieval"]
+    if retrieval.get("search") != "semantic_scholar" or not retrieval.get("model"):
+        return None
+    root = Path(upstream_root) if upstream_root else None
+    authors = (
+        judges["prompts"] == "authors"
+        and root is not None
+        and all((root / name).is_file() for name in SEARCH_TEMPLATES)
+    )
+    prompts = AssistedSearchPrompts(UpstreamSource("judges", root) if authors else None)
+    workloads, ideas = search_workloads(
+        judge_workloads, retrieval, judges["max_tokens"], registry, prompts, settings
+    )
+    if not ideas:
+        return None
+    rate = ((literature or {}).get("semantic_scholar") or {}).get("requests_per_second", 1.0)
+    return workloads, literature_searches(ideas, retrieval["n_queries"], rate)
+
+
 def compute_plan(
     cells: list[dict],
     datasets: dict,
@@ -726,8 +827,11 @@ def compute_plan(
     judge_declared: dict | None = None,
     judges: dict | None = None,
     upstream_root: str = "",
+    literature: dict | None = None,
 ) -> None:
-    """Rule plan: the compute plan of the configured grid (NovBench, then the judges)."""
+    """Rule plan: the compute plan of the configured grid (NovBench, then the judges, with the
+    retrieval change's literature search when ``judges.retrieval.search`` is Semantic
+    Scholar: ``literature`` holds its settings)."""
     settings = PlanSettings.from_config({"plan": plan})
     registry = load_registry(registry_path)
     workloads = novbench_workloads(
@@ -738,7 +842,7 @@ def compute_plan(
         found = all((Path(upstream_root) / name).is_file() for name in AUTHORS_FILES)
         authors = AuthorsPrompts(Path(upstream_root)) if found else None
         prompts = "authors" if found else "stand-in"
-    calibration, output_tokens = None, pd.DataFrame()
+    calibration, output_tokens, searched = None, pd.DataFrame(), None
     if judge_cells:
         judge_workloads = judges_workloads(
             judge_cells, judge_files, judge_declared, judges, decoding, registry, authors, settings
@@ -752,8 +856,13 @@ def compute_plan(
         workloads += judge_workloads
         log.info("judge output tokens per call:\n%s", output_tokens.to_string(index=False))
         log.info("plan: %s", held_out_note(calibration))
+        searched = _searches(judge_workloads, judges, literature, registry, upstream_root, settings)
+        if searched:
+            workloads += searched[0]
     table = plan_table(workloads, registry, inference["concurrency"], settings)
     notes = plan_notes(table, workloads, settings, decoding, prompts, calibration)
+    if searched:
+        notes += "\n- " + literature_note(searched[1])
     scoring = scoring_table(workloads, novbench["scoring"])
     table = with_scoring(table, scoring)
     weights = weights_table([w.model for w in workloads], registry)

@@ -28,6 +28,7 @@ import openai
 import yaml
 
 from noveval.cluster import gpu_model, gpus
+from noveval.literature.semantic_scholar import API_KEY_ENV as S2_API_KEY_ENV
 from noveval.novbench.grid import scorer_names
 from noveval.registry import ModelSpec, Registry, ScorerSpec
 from noveval.weights import (
@@ -218,6 +219,27 @@ def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, 
     ]
 
 
+def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Check:
+    """The Semantic Scholar key (``S2_API_KEY``) when the grid searches the literature."""
+    name = f"key {S2_API_KEY_ENV}"
+    if not needed:
+        return Check(name, None, "no literature search in the grid")
+    found = bool(env.get(S2_API_KEY_ENV))
+    return Check(
+        name,
+        found,
+        f"{'set' if found else 'not set'}, for Semantic Scholar (judges.retrieval.search); "
+        "without it the API's shared anonymous limit applies",
+    )
+
+
+def searches_literature(config: dict) -> bool:
+    """Whether the judges' grid runs the retrieval change through Semantic Scholar."""
+    judges = config.get("judges") or {}
+    search = (judges.get("retrieval") or {}).get("search")
+    return "retrieval" in (judges.get("changes") or []) and search == "semantic_scholar"
+
+
 def published_cells(model: str) -> list[tuple[str, str]]:
     """The published numbers of ``model`` (reproduction/published/*.csv): (table, cell) each."""
     from noveval.reproduction.report import published
@@ -377,6 +399,7 @@ def checks(
     token = hub_token(env)
     found += [gated_check(spec.name, spec.reference, token) for spec in specs if spec.gated]
     found += api_key_checks(registry, models, env)
+    found.append(semantic_scholar_key_check(searches_literature(config), env))
     found += [served_check(spec, env) for spec in specs if spec.engine == "api"]
     found += substitution_checks(config["judges"].get("substitutions") or {})
 

@@ -9,7 +9,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noveval.batches import CELLS, GENERATION, REWRITE, responses_path
+from noveval.batches import (
+    CELLS,
+    GENERATION,
+    REWRITE,
+    SEARCH_CONTRIBUTIONS,
+    SEARCH_QUERIES,
+    responses_path,
+)
 from noveval.judges import release
 from noveval.judges.instances import FORMATS, release_files
 from noveval.registry import Registry, RegistryError
@@ -46,6 +53,8 @@ DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no
 GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
 IDEATION = "ideation-"  # stronger vs weaker generator: ideation-{stronger}-vs-{weaker}
 VERSUS = "-vs-"
+SEMANTIC_SCHOLAR = "semantic_scholar"  # judges.retrieval.search: the authors' assisted search
+SEARCH_STEPS = (SEARCH_CONTRIBUTIONS, SEARCH_QUERIES)
 EXPERT_ANNOTATIONS = "expert-annotations/judge_errors.csv"  # a release file: the expert study
 FORMAT_SEPARATOR = "+"
 
@@ -143,6 +152,7 @@ class JudgesGrid:
     comparisons: tuple[tuple[str, str], ...] = ()  # ideation systems: (stronger, weaker)
     releases: dict[str, list[release.ReleaseFile]] = field(default_factory=dict)  # downloads
     substitutes: dict[str, str] = field(default_factory=dict)  # successor → the model it replaces
+    search_model: str | None = None  # the LLM of the assisted literature search (retrieval)
 
     def release_download(self, dataset: str, path: str) -> release.ReleaseFile:
         """The declared release file ``path`` of ``dataset`` (rule judges_download)."""
@@ -249,6 +259,11 @@ class JudgesGrid:
                 f"{folder}/{format}/{setup}/{REWRITE}/requests.parquet"
                 for format, setup in self.rewrites(dataset)
             ]
+        if batch in SEARCH_STEPS:
+            return [
+                f"{folder}/{format}/{setup}/{batch}/requests.parquet"
+                for format, setup in self.searches(dataset)
+            ]
         if batch != CELLS:
             raise ValueError(f"judges have no inference batch '{batch}'")
         return [
@@ -269,7 +284,25 @@ class JudgesGrid:
                 jobs[(dataset, self.rewrite_model, REWRITE)] = None
             for generator in self.generators(dataset):
                 jobs[(dataset, generator, GENERATION)] = None
+            if self.searches(dataset):
+                for step in SEARCH_STEPS:
+                    jobs[(dataset, self.search_model, step)] = None
         return list(jobs)
+
+    def searches(self, dataset: str) -> list[tuple[str, str]]:
+        """The (format, setup) pairs whose ideas the assisted literature search serves."""
+        if not self.search_model:
+            return []
+        pairs = {
+            (cell.format, cell.setup)
+            for cell in self.cells
+            if cell.dataset == dataset and cell.prompt_change == "retrieval"
+        }
+        return sorted(pairs)
+
+    def search_responses(self, results: str, dataset: str, step: str) -> str:
+        """The responses table of one assisted-search step of a dataset."""
+        return responses_path(results, "judges", dataset, self.search_model, step)
 
     def generated_ideas(self, results: str, dataset: str, generator: str) -> str:
         """The responses table holding a generator's ideas (its generation batch)."""
@@ -411,7 +444,11 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
                 f"judges.structured_output: {', '.join(unable)} take no output schema "
                 "(registry structured_output: false); set judges.structured_output: false"
             )
-    corpus = section["retrieval"]["corpus"]
+    retrieval = section["retrieval"]
+    corpus = retrieval["corpus"]
+    search_model = retrieval["model"] if retrieval["search"] == SEMANTIC_SCHOLAR else None
+    if search_model:
+        registry.model(search_model)
     entries = {  # an overlay drops a dataset of the default with null
         name: entry for name, entry in section["datasets"].items() if entry is not None
     }
@@ -452,6 +489,9 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
                 reason = "the model exposes no reasoning effort 'low' (registry effort_levels)"
             elif idea_format == PURPOSE_MECHANISM and not rewrite_model and kind not in files:
                 reason = f"no {kind}.yaml in the release and no rewrite_model to write the form"
+            elif prompt_change == "retrieval" and retrieval["search"] == SEMANTIC_SCHOLAR:
+                if not search_model:
+                    reason = "no judges.retrieval.model writes the literature search's queries"
             elif prompt_change == "retrieval" and not corpus:
                 reason = "no related work: no retrieval corpus is configured"
             if reason:
@@ -475,6 +515,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         comparisons,
         releases,
         {successor: model for model, successor in substitutions.items()},
+        search_model,
     )
 
 

@@ -1,0 +1,17 @@
+"""Rule judges_search_query_requests: the literature search's second LLM step (its queries)."""
+
+from noveval.judges import steps
+from noveval.logs import log_to
+
+with log_to(snakemake.log[0]):
+    steps.search_query_requests(
+        instances_path=snakemake.input.instances,
+        responses_path=snakemake.input.responses,
+        responses_cell=snakemake.params.cell,
+        model=snakemake.wildcards.model,
+        registry_path=snakemake.params.registry,
+        decoding=snakemake.params.decoding,
+        settings=snakemake.params.settings,
+        requests_path=snakemake.output[0],
+        upstream_root=snakemake.params.upstream_root,
+    )

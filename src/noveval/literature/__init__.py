@@ -1,0 +1,1 @@
+"""Literature search for the judges: Semantic Scholar and the leakage filter."""

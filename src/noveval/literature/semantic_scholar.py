@@ -1,0 +1,175 @@
+"""Semantic Scholar's Academic Graph API (v1): paper search and paper details, paced, retried and
+cached.
+
+Requests follow the API's documentation (api.semanticscholar.org/api-docs/graph): ``GET
+/paper/search`` (``query``, ``limit`` up to 100, ``fields``, optional ``publicationDateOrYear``)
+and ``GET /paper/{paper_id}`` (``fields``), the key in the ``x-api-key`` header. A key allows one
+request per second; 429 (rate limited) and 5xx answers are retried with exponential backoff.
+
+Every answer is cached in ``cache_dir``, one JSON file per request named by the request's hash,
+written as it arrives: a rerun asks the API nothing it has already answered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import requests
+from tenacity import (
+    retry,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+)
+
+API_KEY_ENV = "S2_API_KEY"
+DEFAULT_BASE_URL = "https://api.semanticscholar.org/graph/v1"
+MAX_SEARCH_LIMIT = 100
+MAX_QUERY_CHARS = 256
+RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class SemanticScholarError(RuntimeError):
+    """An answer the API will not change on retry (a bad key, a malformed request)."""
+
+
+class _Retryable(Exception):
+    """A 429 or 5xx answer, or a connection failure: worth another try."""
+
+
+def api_key_from_environment() -> str | None:
+    """The key the authors' client reads (``S2_API_KEY``), or None when unset."""
+    return os.environ.get(API_KEY_ENV) or None
+
+
+def clean_query(query: str) -> str:
+    """Whitespace collapsed, unprintable characters dropped, at most 256 characters: the search
+    endpoint answers 400 to longer or unprintable queries."""
+    collapsed = " ".join(query.split())
+    return "".join(ch for ch in collapsed if ch.isprintable())[:MAX_QUERY_CHARS]
+
+
+class SemanticScholar:
+    """A client for one API endpoint, pacing its requests to ``requests_per_second``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        cache_dir: Path,
+        requests_per_second: float,
+        *,
+        attempts: int = 6,
+        backoff_s: float = 1.0,
+        timeout_s: float = 60.0,
+    ):
+        if requests_per_second <= 0:
+            raise ValueError("requests_per_second must be positive")
+        self.base_url = base_url.rstrip("/")
+        self.cache_dir = Path(cache_dir)
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        self.min_interval_s = 1.0 / requests_per_second
+        self.timeout_s = timeout_s
+        self.requests_made = 0
+        self.requests_cached = 0
+        self._session = requests.Session()
+        if api_key:
+            self._session.headers["x-api-key"] = api_key
+        self._lock = threading.Lock()
+        self._next_request_at = 0.0
+        self._get = retry(
+            retry=retry_if_exception(lambda error: isinstance(error, _Retryable)),
+            wait=wait_exponential(multiplier=backoff_s, max=64 * backoff_s),
+            stop=stop_after_attempt(attempts),
+            reraise=True,
+        )(self._get_once)
+
+    def search(
+        self,
+        query: str,
+        limit: int,
+        fields: list[str],
+        publication_date_or_year: str | None = None,
+    ) -> list[dict]:
+        """Relevance search: up to ``limit`` papers (at most 100) with ``fields``; an empty list
+        when the cleaned query is empty. ``publication_date_or_year`` is the API's range filter
+        (``:2025-03-01`` = on or before that day)."""
+        if not 1 <= limit <= MAX_SEARCH_LIMIT:
+            raise ValueError(f"search limit {limit} is outside 1..{MAX_SEARCH_LIMIT}")
+        cleaned = clean_query(query)
+        if not cleaned:
+            return []
+        params = {"query": cleaned, "limit": limit, "fields": ",".join(fields)}
+        if publication_date_or_year:
+            params["publicationDateOrYear"] = publication_date_or_year
+        return self._cached("/paper/search", params).get("data") or []
+
+    def paper(self, paper_id: str, fields: list[str]) -> dict:
+        """One paper's ``fields`` by any id the API takes (``paperId``, ``CorpusId:…``,
+        ``arXiv:…``); an empty dict when the API does not know it (404)."""
+        return self._cached(f"/paper/{paper_id}", {"fields": ",".join(fields)})
+
+    def counts(self) -> dict[str, int]:
+        """Requests sent to the API and requests answered from the cache."""
+        return {"requests_made": self.requests_made, "requests_cached": self.requests_cached}
+
+    def _cached(self, path: str, params: dict) -> dict:
+        request = json.dumps({"path": path, "params": params}, sort_keys=True)
+        file = self.cache_dir / f"{hashlib.sha256(request.encode()).hexdigest()}.json"
+        if file.exists():
+            self.requests_cached += 1
+            return json.loads(file.read_text(encoding="utf-8"))["answer"]
+        try:
+            answer = self._get(path, params)
+        except _Retryable as error:
+            raise SemanticScholarError(
+                f"Semantic Scholar gave no answer to {path} {params}: {error}"
+            ) from error
+        partial = file.with_suffix(f".{os.getpid()}.part")
+        partial.write_text(json.dumps({"request": json.loads(request), "answer": answer}))
+        os.replace(partial, file)
+        return answer
+
+    def _pace(self) -> None:
+        with self._lock:
+            now = time.monotonic()
+            wait_s = self._next_request_at - now
+            self._next_request_at = max(now, self._next_request_at) + self.min_interval_s
+        if wait_s > 0:
+            time.sleep(wait_s)
+
+    def _get_once(self, path: str, params: dict) -> dict:
+        self._pace()
+        self.requests_made += 1
+        try:
+            response = self._session.get(
+                self.base_url + path, params=params, timeout=self.timeout_s
+            )
+        except requests.ConnectionError as error:
+            raise _Retryable(str(error)) from error
+        if response.status_code in RETRIED_STATUSES:
+            raise _Retryable(f"{response.status_code} from {path}")
+        if response.status_code == 404 and path != "/paper/search":
+            return {}
+        if response.status_code != 200:
+            raise SemanticScholarError(
+                f"Semantic Scholar answered {response.status_code} to {path} "
+                f"{params}: {response.text[:300]}"
+            )
+        return response.json()
+
+
+def from_settings(settings: dict, cache_dir: Path) -> SemanticScholar:
+    """A client from the config's ``literature.semantic_scholar`` settings, with the key from
+    the environment."""
+    return SemanticScholar(
+        settings.get("base_url", DEFAULT_BASE_URL),
+        api_key_from_environment(),
+        cache_dir,
+        settings.get("requests_per_second", 1.0),
+    )
