@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from conftest import REPO, SHARED_DATA, shared_file, unavailable
+from conftest import REPO, S2_TEST_KEY, SHARED_DATA, shared_file, unavailable
 from loopback_api import ANSWER
 
 from noveval.engines.client import ClientSettings
 from noveval.engines.journal import Journal
 from noveval.engines.servers import serve
 from noveval.judges.ai_scientist import (
+    SEARCH_FIELDS,
     Check,
     Prompts,
     Turn,
@@ -25,7 +26,9 @@ from noveval.judges.ai_scientist import (
     papers_text,
     read_turn,
     run_checks,
+    searcher,
 )
+from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.registry import load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -161,3 +164,18 @@ def test_rounds_go_through_the_request_layer_and_a_rerun_sends_no_call(
     rerun, _ = run()
     assert len(loopback.bodies) - sent_before == 4  # every call answered by the journal
     assert [c.exchanges for c in rerun.values()] == [c.exchanges for c in checks.values()]
+
+
+def test_a_round_searches_the_s2_stand_in_without_the_ideas_own_paper(loopback_s2, tmp_path):
+    client = SemanticScholar(loopback_s2.base_url, S2_TEST_KEY["S2_API_KEY"], tmp_path, 1.0)
+    search = searcher(client, "2025-03-01", ["Byte-level language models"])
+    check = Check(idea="bytes, no tokenizer", rounds=2)
+    check.answer(PROMPTS, '```json\n{"Query": "byte-level language models"}\n```', search)
+    titles = [line.split(". ")[0].split(": ", 1)[1] for line in check.results.split("\n\n")]
+    assert titles and "Byte-Level Language Models" not in titles
+    path, params, status = loopback_s2.requests[-1]
+    assert (path, params["query"], status) == (
+        "/graph/v1/paper/search", "byte-level language models", 200
+    )  # fmt: skip
+    assert params["publicationDateOrYear"] == ":2025-03-01" and params["limit"] == "10"
+    assert params["fields"].split(",") == SEARCH_FIELDS

@@ -33,6 +33,8 @@ from noveval.engines.journal import Journal, read_records
 from noveval.engines.providers import Endpoint
 from noveval.judges.authors import module_constant
 from noveval.judges.prompts import call_item_id
+from noveval.literature.leakage import cutoff_filter, without_leakage
+from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.registry import ModelSpec
 from noveval.upstream import UpstreamSource
 
@@ -41,6 +43,21 @@ log = logging.getLogger(__name__)
 PROMPTS = "noveltychecker/models/ai_scientist/prompt.py"  # upstream novelty_checker
 CHECK = "src/novelty_eval/baselines/ai_scientist/check_novelty.py"  # upstream judges
 DECISIONS = {"decision made: novel": 1, "decision made: not novel": 0}
+# Their Semantic Scholar search (baselines/_shared/s2_client.py): ten papers a query with these
+# fields, the venue's cutoff as the API's filter and the idea's own paper dropped afterwards.
+RESULTS_PER_QUERY = 10
+SEARCH_FIELDS = [
+    "title",
+    "authors",
+    "abstract",
+    "paperId",
+    "corpusId",
+    "year",
+    "venue",
+    "citationCount",
+    "publicationDate",
+    "externalIds",
+]
 _FENCED_JSON = re.compile(r"```json(.*?)```", re.DOTALL)
 _BRACES = re.compile(r"\{.*?\}", re.DOTALL)
 _CONTROL = re.compile(r"[\x00-\x1F\x7F]")
@@ -187,6 +204,18 @@ class Check:
         if turn.query is not None:
             self.results = papers_text(prompts, search(turn.query))
         return turn
+
+
+def searcher(
+    client: SemanticScholar, cutoff: str | None, own_titles: list[str]
+) -> Callable[[str], list[dict]]:
+    """One idea's search: a query's papers without the idea's own and those after ``cutoff``."""
+
+    def search(query: str) -> list[dict]:
+        papers = client.search(query, RESULTS_PER_QUERY, SEARCH_FIELDS, cutoff_filter(cutoff))
+        return without_leakage(papers, own_titles, cutoff)[0]
+
+    return search
 
 
 def describe(turn: Turn) -> str:
