@@ -38,7 +38,7 @@ LOOPBACK_KEY = {"NOVEVAL_TEST_KEY": "sk-loopback"}
 S2_TEST_KEY = {"S2_API_KEY": "s2-loopback"}
 # Hosted models the embedded run points at the loopback server: gpt-4o runs in it, gpt-5.1 is
 # the model that overlays add.
-LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1")
+LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1", "gpt-5.6-sol")
 PAPER_GRID_MINUTES = 600  # the partitions' time limit of the paper grid's site file
 
 
@@ -240,7 +240,8 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
     reference, P3, retrieval, purpose-mechanism and no-aggregation cells on 2 pairs and 2 ideas,
     with the motivating figure. The retrieval cells' related work comes from the assisted
     literature search: SmolLM2 writes the queries (2 per idea), the loopback Semantic Scholar
-    answers them.
+    answers them. The agentic judge (gpt-5.6-sol on the loopback server, which searches once per
+    call) judges the 2 ideas.
     """
     folder = tmp_path_factory.mktemp("embedded")
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
@@ -259,6 +260,7 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
         rewrite_max_tokens=128,
         bootstrap={"resamples": 200, "seed": 42},
         motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
+        systems={"agentic": {"models": ["gpt-5.6-sol"]}},
     )
     config["judges"]["retrieval"].update(
         search="semantic_scholar", model="smollm2-135m", max_tokens=96, n_queries=2,

@@ -42,6 +42,13 @@ The rules, from the providers' documentation:
   (``max_output_tokens``, ``input``, ``text.format``); ``reasoning`` holds ``effort`` and
   ``summary`` (auto, concise or detailed), and a summary asked for comes back as a ``reasoning``
   output item before the message (platform.openai.com/docs/guides/reasoning#reasoning-summaries).
+- The Responses API's hosted web search (platform.openai.com/docs/guides/tools-web-search):
+  ``tools`` entries of type ``web_search`` (or its dated and preview types) with optional
+  ``filters.allowed_domains`` (at most 100, without an http(s) prefix; ``web_search`` only),
+  ``search_context_size`` (low, medium or high), ``user_location`` (``approximate``) and
+  ``external_web_access``. A call with the tool searches once: a ``web_search_call`` output item
+  (``action`` of type ``search`` with its query) before the message, whose text cites the found
+  page (a ``url_citation`` annotation); the tool is echoed in the answer's ``tools``.
 - Anthropic Messages (docs.anthropic.com/en/api/messages): ``max_tokens`` required; roles only
   user and assistant (the system prompt is the top-level ``system``); no fields beyond the
   documented ones ("Extra inputs are not permitted"); ``output_config.effort`` only on models
@@ -88,6 +95,7 @@ OPENAI_EFFORTS = {
     "gpt-5.1": {"none", "low", "medium", "high"},
     "gpt-5.2": {"none", "low", "medium", "high", "xhigh"},
     "gpt-5.4": {"none", "low", "medium", "high", "xhigh"},
+    "gpt-5.6": {"none", "low", "medium", "high", "xhigh"},
     "gemini-2.5": {"none", "low", "medium", "high"},
 }
 ANTHROPIC_EFFORTS = {
@@ -119,7 +127,26 @@ RESPONSES_FIELDS = {
     "top_p",
     "store",
     "metadata",
+    "tools",
+    "include",
 }
+WEB_SEARCH_TYPES = {
+    "web_search",
+    "web_search_2025_08_26",
+    "web_search_preview",
+    "web_search_preview_2025_03_11",
+}
+WEB_SEARCH_FIELDS = {
+    "type",
+    "filters",
+    "search_context_size",
+    "user_location",
+    "external_web_access",
+}
+SEARCH_CONTEXT_SIZES = {"low", "medium", "high"}
+MAX_ALLOWED_DOMAINS = 100
+SEARCH_QUERY = "prior work on the idea"
+CITED_URL = "https://arxiv.org/abs/0000.00000"
 MESSAGES_FIELDS = {
     "model",
     "max_tokens",
@@ -229,6 +256,46 @@ def check_responses(body: dict) -> None:
     form = (body.get("text") or {}).get("format") or {}
     if form.get("type") == "json_schema" and not (form.get("name") and form.get("schema")):
         raise Rejected("Missing required parameter: 'text.format.name'.", "text.format.name")
+    for index, tool in enumerate(body.get("tools") or []):
+        check_web_search_tool(tool, f"tools[{index}]")
+
+
+def check_web_search_tool(tool: dict, where: str) -> None:
+    """A hosted web-search tool as the Responses API documents it."""
+    kind = tool.get("type")
+    if kind not in WEB_SEARCH_TYPES:
+        raise Rejected(f"Invalid value: '{kind}'. Supported values are: web search types.", where)
+    if unknown := _unknown(tool, WEB_SEARCH_FIELDS):
+        raise Rejected(f"Unknown parameter: '{where}.{unknown}'.", f"{where}.{unknown}")
+    size = tool.get("search_context_size")
+    if size is not None and size not in SEARCH_CONTEXT_SIZES:
+        raise Rejected(
+            f"Invalid value: '{size}'. Supported values are: 'low', 'medium' and 'high'.",
+            f"{where}.search_context_size",
+        )
+    location = tool.get("user_location")
+    if location is not None and location.get("type") != "approximate":
+        raise Rejected("Invalid value: user_location.type must be 'approximate'.", where)
+    filters = tool.get("filters")
+    if filters is None:
+        return
+    if kind.startswith("web_search_preview"):
+        raise Rejected(f"Unknown parameter: '{where}.filters'.", f"{where}.filters")
+    if unknown := _unknown(filters, {"allowed_domains"}):
+        raise Rejected(f"Unknown parameter: '{where}.filters.{unknown}'.", f"{where}.filters")
+    domains = filters.get("allowed_domains") or []
+    if len(domains) > MAX_ALLOWED_DOMAINS:
+        raise Rejected(
+            f"Invalid '{where}.filters.allowed_domains': array too long. Expected an array with "
+            f"maximum length {MAX_ALLOWED_DOMAINS}.",
+            f"{where}.filters.allowed_domains",
+        )
+    for domain in domains:
+        if not isinstance(domain, str) or re.match(r"https?://", domain):
+            raise Rejected(
+                f"Invalid domain '{domain}': omit the http or https prefix.",
+                f"{where}.filters.allowed_domains",
+            )
 
 
 def check_messages(body: dict) -> None:
@@ -350,6 +417,24 @@ def answer_responses(body: dict) -> dict:
         }
     ]
     asked = (body.get("reasoning") or {}).get("summary")
+    tools = body.get("tools") or []
+    searches = [
+        {
+            "type": "web_search_call",
+            "id": "ws_loopback",
+            "status": "completed",
+            "action": {"type": "search", "query": SEARCH_QUERY},
+        }
+    ]
+    citations = [
+        {
+            "type": "url_citation",
+            "start_index": 0,
+            "end_index": len(ANSWER),
+            "url": CITED_URL,
+            "title": "A prior paper",
+        }
+    ]
     return {
         "id": "resp_loopback",
         "object": "response",
@@ -359,17 +444,24 @@ def answer_responses(body: dict) -> dict:
         "incomplete_details": None,
         "output": [
             *(summary if asked else []),
+            *(searches if tools else []),
             {
                 "type": "message",
                 "id": "msg_loopback",
                 "role": "assistant",
                 "status": "completed",
-                "content": [{"type": "output_text", "text": ANSWER, "annotations": []}],
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": ANSWER,
+                        "annotations": citations if tools else [],
+                    }
+                ],
             },
         ],
         "parallel_tool_calls": False,
         "tool_choice": "auto",
-        "tools": [],
+        "tools": tools,
         "usage": {
             "input_tokens": INPUT_TOKENS,
             "output_tokens": OUTPUT_TOKENS,

@@ -86,6 +86,7 @@ def test_defaults_fill_a_minimal_config():
         "prompts": "builtin",
         "calls_by_change": {},
         "idea_formats": {},
+        "systems": {},
         "blocklist": False,
         "no_aggregation": "first_call",
         "even_split": "tie",

@@ -92,7 +92,9 @@ def verdicts(model: str, table: pd.DataFrame, no_aggregation: str = "sub_runs") 
     return pd.concat(frames)
 
 
-@pytest.mark.parametrize("model", ["claude-opus-4-6", "gpt-5.4", "gpt-4o", "claude-sonnet-4-5"])
+@pytest.mark.parametrize(
+    "model", ["claude-opus-4-6", "gpt-5.4", "gpt-4o", "claude-sonnet-4-5", "gpt-5.6-sol"]
+)
 def test_the_run_costs_what_the_authors_tracker_totals(model):
     theirs = authors_total(model, CALLS)
     spec = REGISTRY.model(model)

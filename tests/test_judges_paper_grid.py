@@ -76,14 +76,15 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
     per_model = Counter(cell.model for cell in grid.cells)
     # 12 (setup, format) files, 7 of them pairwise: reference, P1, P2, no_aggregation on 12;
     # P3-P5 on 7; low_reasoning on 12 where the model has 'low'; purpose_mechanism on the 4 with
-    # _plan files, P3-P5 on the 2 pairwise ones of them; retrieval on 12
+    # _plan files, P3-P5 on the 2 pairwise ones of them; retrieval on 12; and the agentic judge
+    # on the Human+Generated ideas
     assert per_model == {m: 103 for m in BACKBONES if m != "claude-sonnet-4-5"} | {
-        "claude-sonnet-4-5": 91
-    }
+        "claude-sonnet-4-5": 91, "gpt-5.6-sol": 1
+    }  # fmt: skip
     changes = {cell.change for cell in grid.cells}
     assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "retrieval",
                        "purpose_mechanism", "no_aggregation", "P3+purpose_mechanism",
-                       "P4+purpose_mechanism", "P5+purpose_mechanism"}  # fmt: skip
+                       "P4+purpose_mechanism", "P5+purpose_mechanism", "agentic"}  # fmt: skip
     assert not [line for line in grid.omitted if "/retrieval:" in line]
     assert grid.search_model == "claude-opus-4-6" and len(grid.searches("novelty-eval")) == 12
     setups = {cell.setup for cell in grid.cells}
@@ -161,7 +162,8 @@ def test_judge_workloads_count_calls_and_tokens_by_hand():
 def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_grid):
     planned = paper_grid.dry_run
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
-    assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 91 + 79)
+    assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 91 + 79 + 1)
+    assert "novelty-eval/gpt-5.6-sol/pointwise/human-plus-generated/agentic/verdicts" in planned
     for model in BACKBONES:
         for change in (
             *("reference", "P1", "P2", "P3", "P4", "P5"),
@@ -170,7 +172,15 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
             assert f"novelty-eval/{model}/pairwise/human-only/{change}/verdicts" in planned
     table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
     judges = table[(table["track"] == "judges") & (table["model"] != "all")]
-    assert set(judges["model"]) == set(BACKBONES)
+    assert set(judges["model"]) == {*BACKBONES, "gpt-5.6-sol"}
+    agentic = judges[judges["model"] == "gpt-5.6-sol"].iloc[0]
+    # 308 Human+Generated ideas, one call each, 5 searches a call (the plan's assumption)
+    assert (agentic["step"], agentic["requests"], agentic["web_searches"]) == (
+        "agentic",
+        308,
+        308 * 5,
+    )
+    assert agentic["api_cost_usd"] > 308 * 5 * 10 / 1e3  # the searches and the tokens
     assert set(judges[judges["model"] == "gpt-5.4"]["step"]) == {
         "reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "purpose_mechanism",
         "P3+purpose_mechanism", "P4+purpose_mechanism", "P5+purpose_mechanism",

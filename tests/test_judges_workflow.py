@@ -53,7 +53,7 @@ def test_judge_grid_end_to_end(embedded_run):
     assert set(pairwise["change"]) == {
         "reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"}  # fmt: skip
     assert set(pointwise["change"]) == {
-        "reference", "retrieval", "purpose_mechanism", "no_aggregation"}  # fmt: skip
+        "reference", "retrieval", "purpose_mechanism", "no_aggregation", "agentic"}  # fmt: skip
     assert (pairwise["n_instances"] == 2).all() and (pointwise["n_instances"] == 2).all()
     reference = pairwise.set_index("change").loc["reference"]
     assert reference["n_calls"] == 4 and reference["flip_rate"] == 0
@@ -98,6 +98,36 @@ def test_the_retrieval_cells_search_the_loopback_semantic_scholar(embedded_run, 
         "requests sent to Semantic Scholar"
         in (log / "human-plus-generated" / "related.log").read_text()
     )
+
+
+def test_the_agentic_judge_searches_and_its_cost_counts_them(embedded_run):
+    """gpt-5.6-sol on the loopback server: one call per idea, each with one web search; a call
+    costs 1,000 input tokens at $5/M, 200 output tokens at $30/M and one search at $10/1k. The
+    loopback's pairwise answer is no pointwise verdict: both calls are counted as failed."""
+    out = embedded_run.results / "judges" / "tiny"
+    agentic = pd.read_csv(out / "pointwise" / "metrics.csv").set_index("change").loc["agentic"]
+    assert agentic["model"] == "gpt-5.6-sol"
+    assert (agentic["n_calls"], agentic["n_failed_calls"], agentic["web_searches"]) == (2, 2, 2)
+    assert agentic["cost_usd"] == pytest.approx(2 * (0.005 + 0.006 + 0.01))
+    assert pd.isna(agentic["flip_rate"])  # its backbone has no reference run
+    requests = pd.read_parquet(
+        out / "gpt-5.6-sol" / "pointwise" / "human-plus-generated" / "agentic" / "requests.parquet"
+    )
+    assert (
+        requests["tools"].map(yaml.safe_load).tolist()
+        == [[{"type": "web_search", "filters": {"allowed_domains": ["arxiv.org"]}}]] * 2
+    )
+    log = (
+        embedded_run.results
+        / "logs"
+        / "judges"
+        / "tiny"
+        / "gpt-5.6-sol"
+        / "cells"
+        / "1-of-1"
+        / "infer.log"
+    )
+    assert log.read_text().count(": 1 web searches") == 2
 
 
 def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):

@@ -28,6 +28,10 @@ def test_pins_name_the_authors_commits():
         "7159b2853ee4c8e1a7bd6a067898455f852dfc73/src/novelty_eval/judge.py"
     )
     assert upstream.pin("novbench", "code/comment_evaluate.py").commit.startswith("c34448e")
+    assert upstream.pin("novelty_checker", "noveltychecker/models/ai_scientist/prompt.py").url == (
+        "https://raw.githubusercontent.com/simra-shahid/idea_novelty_checker/"
+        "60a030ae3372f7a0dd93c8e96cb276cd9dfbe0ae/noveltychecker/models/ai_scientist/prompt.py"
+    )
 
 
 def test_fetch_from_a_copy_checks_the_digest(tmp_path):

@@ -22,6 +22,7 @@ REQUEST_COLUMNS = [
     "reasoning_effort",
     "cache_control",
     "reasoning_summary",
+    "tools",
 ]
 # The call parameters a request row holds as they are sent (null: not sent).
 SAMPLING_COLUMNS = [
@@ -46,6 +47,7 @@ RESPONSE_COLUMNS = [
     "latency_s",
     "cost_usd",
     "error",
+    "web_searches",
 ]
 
 
@@ -75,6 +77,7 @@ def build_request(
     response_format: dict | None = None,
     cache_control: dict | None = None,
     reasoning_summary: str | None = None,
+    tools: list[dict] | None = None,
 ) -> dict:
     """One row of a requests table, adapted to the model (``spec.call_parameters``).
 
@@ -84,13 +87,16 @@ def build_request(
     A seed the model does not take still tells repeated calls apart (seed + call index): it
     stays in the id as the sample number, so each repeat is a call of its own.
     ``cache_control``: Anthropic's prompt caching of the whole prompt; ``reasoning_summary``: the
-    Responses API's ``reasoning.summary``. Each is part of the id only when set.
+    Responses API's ``reasoning.summary``; ``tools``: the Responses API's hosted tools (web
+    search). Each is part of the id only when set.
     """
     call_parameters = spec.call_parameters(decoding, response_format)
     if cache_control:
         call_parameters["cache_control"] = cache_control
     if reasoning_summary:
         call_parameters["reasoning_summary"] = reasoning_summary
+    if tools:
+        call_parameters["tools"] = tools
     seed = decoding.get("seed")
     sample = int(seed) if seed is not None and call_parameters["seed"] is None else None
     return {
@@ -102,4 +108,5 @@ def build_request(
         "response_format": json.dumps(response_format) if response_format else None,
         "cache_control": json.dumps(cache_control) if cache_control else None,
         "reasoning_summary": reasoning_summary,
+        "tools": json.dumps(tools) if tools else None,
     }

@@ -10,7 +10,9 @@ model answers in NovBench's human-evaluation files), plus ``reasoning_tokens`` f
 reason, capped at ``decoding.max_tokens``; a judge call's are calibrated on the judge study's
 published costs (``noveval.judges.calibration``), capped at ``judges.max_tokens``. GPU-hours =
 GPUs x (startup + output tokens / throughput) per job, with the registry's
-``throughput_tokens_per_s``; prefill is neglected (an order of magnitude faster).
+``throughput_tokens_per_s``; prefill is neglected (an order of magnitude faster). A call with
+the hosted web search (the agentic judge) is assumed to search ``web_searches_per_call`` times,
+each priced at the registry's ``price_per_thousand_web_searches``.
 
 A model the pilot measured (``plan.measured``, ``noveval.measured``) has its measured output
 tokens per call (per track), throughput and server start in place of these assumptions.
@@ -33,7 +35,7 @@ from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import Calibration, calibrate
 from noveval.judges.grid import DERIVED, release_kind, split_change
-from noveval.judges.prompts import calls_of, judge_requests
+from noveval.judges.prompts import TOOLS, calls_of, judge_requests
 from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
 from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.measured import Measured, read_measured
@@ -66,6 +68,7 @@ class PlanSettings:
     published_pricing: str = "batch"  # how the judge study's published runs were priced
     sample: str = "data/sample/novbench_sample.json"
     judges_sample: str = "data/sample/judges/human-only"
+    web_searches_per_call: float = 5.0  # searches of one call with the hosted web search
     measured: str = ""  # the pilot's measured file (read when it exists)
     measurements: dict[str, Measured] = field(default_factory=dict, compare=False)
 
@@ -189,6 +192,7 @@ class Workload:
     input_tokens: int
     output_tokens: int
     stand_in: bool  # token counts scaled from the shipped sample
+    web_searches: int = 0  # the hosted web-search tool's calls (the agentic judge)
 
 
 def grid_cells(grid) -> list[dict]:
@@ -336,6 +340,9 @@ def judges_workloads(
                 * per
                 * output_tokens_per_call(spec, max_tokens, settings, "judges"),
                 stand_in=not available,
+                web_searches=round(count * per * settings.web_searches_per_call)
+                if change in TOOLS
+                else 0,
             )
         )
     return workloads
@@ -464,6 +471,7 @@ PLAN_COLUMNS = [
     "requests",
     "input_tokens",
     "output_tokens",
+    "web_searches",
     "gpus_per_job",
     "gpu_model",
     "gpu_hours",
@@ -507,9 +515,16 @@ def plan_table(
                 "generation_hours": generation_hours(
                     spec, workload.output_tokens, concurrency, settings
                 ),
-                "api_cost_usd": spec.cost_usd(Usage(workload.input_tokens, workload.output_tokens))
+                "api_cost_usd": spec.cost_usd(
+                    Usage(
+                        workload.input_tokens,
+                        workload.output_tokens,
+                        web_searches=workload.web_searches,
+                    )
+                )
                 if spec.engine == "api"
                 else 0.0,
+                "search_usd": workload.web_searches * spec.price_per_thousand_web_searches / 1e3,
             }
         )
     frame = pd.DataFrame(rows)
@@ -536,12 +551,14 @@ def plan_table(
             requests=("calls", "sum"),
             input_tokens=("input_tokens", "sum"),
             output_tokens=("output_tokens", "sum"),
+            web_searches=("web_searches", "sum"),
             gpu_hours=("gpu_hours", "sum"),
             gpu_hours_unperturbed=("gpu_hours_unperturbed", "sum"),
             wall_hours_unperturbed=("wall_hours_unperturbed", "sum"),
             gpu_hours_saved=("gpu_hours_saved", "sum"),
             job_hours_max=("job_hours", "max"),
             api_cost_usd=("api_cost_usd", "sum"),
+            search_usd=("search_usd", "sum"),
         )
         .reset_index()
     )
@@ -550,8 +567,18 @@ def plan_table(
         totals = [_total(part, keys, track) for track, part in table.groupby("track", sort=False)]
         totals.append(_total(table, keys, "total"))
     table = pd.concat([table, pd.DataFrame(totals)], ignore_index=True)
-    table["api_cost_batch_usd"] = table["api_cost_usd"] * BATCH_SHARE
-    for column in ("cells", "jobs", "requests", "input_tokens", "output_tokens", "gpus_per_job"):
+    # a batch API halves the tokens' price, not the searches'
+    tokens_usd = table["api_cost_usd"] - table["search_usd"]
+    table["api_cost_batch_usd"] = tokens_usd * BATCH_SHARE + table["search_usd"]
+    for column in (
+        "cells",
+        "jobs",
+        "requests",
+        "input_tokens",
+        "output_tokens",
+        "web_searches",
+        "gpus_per_job",
+    ):
         table[column] = table[column].astype(int)
     for column in (
         "gpu_hours",
@@ -655,6 +682,14 @@ def _judges_notes(
         f"experiments ({batch:,.0f} USD through batch APIs); this grid counts one run of each "
         "cell."
     )
+    searches = sum(w.web_searches for w in workloads if w.track == "judges")
+    if searches:
+        text += (
+            f" The agentic judge's calls search the web {settings.web_searches_per_call:g} times "
+            f"each (plan.web_searches_per_call, an assumption: {searches:,} searches), priced "
+            "per thousand searches (models.yaml price_per_thousand_web_searches); its calls go "
+            "live; the batch column halves only their tokens' price."
+        )
     if not any(w.track == "judges" and w.step == "retrieval" for w in workloads):
         text += (
             " Retrieval is not in it (the paper's related work came from an LLM-assisted search "

@@ -73,6 +73,7 @@ class ModelSpec:
     structured_output: bool = True  # takes a JSON schema for its output
     effort_levels: tuple[str, ...] = ()  # reasoning efforts it honours (none: it takes no effort)
     price_per_million: dict = field(default_factory=lambda: {"input": 0.0, "output": 0.0})
+    price_per_thousand_web_searches: float = 0.0  # the hosted web-search tool's calls
     throughput_tokens_per_s: float | None = None
     extra_server_args: tuple[str, ...] = ()
     # Request and server options for the models that have them (vLLM and hosted APIs).
@@ -171,7 +172,7 @@ class ModelSpec:
 
     def cost_usd(self, usage: pricing.Usage) -> float:
         """Price of a call from its token counts (``noveval.pricing``)."""
-        return pricing.cost_usd(self.price_per_million, usage)
+        return pricing.cost_usd(self.price_per_million, usage, self.price_per_thousand_web_searches)
 
 
 @dataclass(frozen=True)
@@ -268,6 +269,16 @@ def _check_prices(name: str, entry: dict) -> None:
             f"model '{name}': price_per_million takes {', '.join(PRICE_KEYS)}, input and output "
             f"required (unknown: {', '.join(unknown) or 'none'}; "
             f"missing: {', '.join(missing) or 'none'})"
+        )
+    search_price = entry.get("price_per_thousand_web_searches", 0.0)
+    if (
+        isinstance(search_price, bool)
+        or not isinstance(search_price, (int, float))
+        or search_price < 0
+    ):
+        raise RegistryError(
+            f"model '{name}': price_per_thousand_web_searches must be a number >= 0, "
+            f"got {search_price!r}"
         )
     for key, value in prices.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:

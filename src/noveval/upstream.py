@@ -24,9 +24,10 @@ log = logging.getLogger(__name__)
 PINS = Path(__file__).with_name("upstream.yaml")
 RAW_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 STUDIES = ("novbench", "judges")
-# Everything pinned: the studies' repositories, the library the NovBench reviewer scripts call
-# and the files the model cards of the reviewer models without a script point to.
-SOURCES = (*STUDIES, "ai_researcher", "openreviewer", "reviewer2")
+# Everything pinned: the studies' repositories, the library the NovBench reviewer scripts call,
+# the files the model cards of the reviewer models without a script point to, and the code the
+# judge study's dedicated judges are vendored from.
+SOURCES = (*STUDIES, "ai_researcher", "openreviewer", "reviewer2", "novelty_checker")
 
 
 class UpstreamError(ValueError):

@@ -68,6 +68,7 @@ async def _answer(client, endpoint: Endpoint, request: dict, settings):
         total = Usage(
             *(getattr(total, field) + getattr(usage, field) for field in COUNTS),
             batch=usage.batch,
+            web_searches=total.web_searches + usage.web_searches,
         )
         if not providers.empty(endpoint, completion, text):
             break
@@ -103,6 +104,10 @@ async def _send_all(
                 record.update(
                     _answered(text, finish_reason, usage, time.monotonic() - began, price)
                 )
+                if usage.web_searches:
+                    log.info(
+                        "request %s: %d web searches", request["request_id"], usage.web_searches
+                    )
             journal.append(record)
             completed += 1
             if completed % max(1, len(requests) // 10) == 0 or completed == len(requests):
@@ -140,13 +145,14 @@ def _answered(
 
 
 def usage_record(usage: Usage) -> dict:
-    """A call's token counts and batch flag as journal fields."""
+    """A call's token counts, batch flag and web searches as journal fields."""
     return {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "cached_input_tokens": usage.cached_input_tokens,
         "cache_creation_tokens": usage.cache_creation_tokens,
         "batch": usage.batch,
+        "web_searches": usage.web_searches,
     }
 
 

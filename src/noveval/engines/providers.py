@@ -3,7 +3,8 @@ finish reason and token counts.
 
 ``chat``: OpenAI chat completions (vLLM, llama.cpp, Gemini's OpenAI-compatible endpoint, older
 OpenAI models). ``responses``: OpenAI Responses (GPT-5.x: ``reasoning.effort`` and
-``reasoning.summary``, ``max_output_tokens``, ``text.format`` for a schema). ``messages``:
+``reasoning.summary``, ``max_output_tokens``, ``text.format`` for a schema, ``tools`` for the
+hosted web search, whose ``web_search_call`` output items are counted). ``messages``:
 Anthropic Messages (Claude: ``max_tokens`` required, the system prompt as a top-level field,
 ``output_config.effort``, ``cache_control`` for prompt caching). The row was adapted to the
 model when it was built, so every value it holds is sent.
@@ -85,6 +86,11 @@ def arguments(endpoint: Endpoint, request: dict) -> dict:
         arguments["top_p"] = float(request["top_p"])
     if _present(request.get("top_k")):  # vLLM's extra sampling field
         extra_body["top_k"] = int(request["top_k"])
+    if _present(request.get("tools")) and endpoint.api != "responses":
+        raise ValueError(
+            f"request {request['request_id']}: hosted tools (web search) are sent through the "
+            f"Responses API only, not {endpoint.api} (a provider batch sends chat completions)"
+        )
     if endpoint.api == "chat":
         arguments["messages"] = messages
         if schema:
@@ -99,6 +105,8 @@ def arguments(endpoint: Endpoint, request: dict) -> dict:
         reasoning = {key: value for key, value in reasoning.items() if _present(value)}
         if reasoning:
             arguments["reasoning"] = reasoning
+        if _present(request.get("tools")):
+            arguments["tools"] = json.loads(request["tools"])
     else:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         arguments["messages"] = [m for m in messages if m["role"] != "system"]
@@ -138,7 +146,8 @@ def empty(endpoint: Endpoint, result, text: str) -> bool:
 
 
 def answer(endpoint: Endpoint, result) -> tuple[str, str | None, Usage]:
-    """Text, finish reason and token counts (reasoning in the output) of an answer.
+    """Text, finish reason and token counts (reasoning in the output) of an answer, with the
+    web searches a Responses answer made.
 
     Input tokens are the uncached ones: OpenAI counts cache hits inside its input tokens,
     Anthropic reports cache reads and writes beside them."""
@@ -157,10 +166,13 @@ def answer(endpoint: Endpoint, result) -> tuple[str, str | None, Usage]:
     if endpoint.api == "responses":
         details = result.incomplete_details
         finish = details.reason if details and details.reason else result.status
-        counts = Usage()
+        searches = sum(item.type == "web_search_call" for item in result.output or [])
+        counts = Usage(web_searches=searches)
         if usage:
             cached = getattr(usage.input_tokens_details, "cached_tokens", None) or 0
-            counts = Usage(usage.input_tokens - cached, usage.output_tokens, cached)
+            counts = Usage(
+                usage.input_tokens - cached, usage.output_tokens, cached, web_searches=searches
+            )
         return result.output_text or "", finish, counts
     choice = result.choices[0]
     counts = Usage()

@@ -97,10 +97,12 @@ def aggregate(calls: pd.DataFrame, format: str, rules: Rules = Rules()) -> pd.Da
 
 
 def _call_totals(group: pd.DataFrame) -> dict:
-    """Cache tokens, batch calls and latency of a group of calls (zero where not recorded)."""
+    """Cache tokens, batch calls, latency and web searches of a group of calls (zero where not
+    recorded)."""
     return {
         "cached_input_tokens": int(group.get("cached_input_tokens", pd.Series(0)).sum()),
         "cache_creation_tokens": int(group.get("cache_creation_tokens", pd.Series(0)).sum()),
         "batch_calls": int(group.get("batch", pd.Series(False)).astype(bool).sum()),
         "latency_s": float(group.get("latency_s", pd.Series(0.0)).sum()),
+        "web_searches": int(group.get("web_searches", pd.Series(0)).sum()),
     }

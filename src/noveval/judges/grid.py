@@ -20,7 +20,7 @@ from noveval.batches import (
 )
 from noveval.judges import release
 from noveval.judges.instances import FORMATS, read_release, release_files
-from noveval.judges.prompts import calls_of
+from noveval.judges.prompts import SYSTEMS, calls_of
 from noveval.registry import Registry, RegistryError
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,10 @@ CONTROLLED = (  # judges.changes: the reference and the controlled changes to it
 # judges.idea_formats: the changes another idea format takes (related work is retrieved for the
 # standard ideas only)
 ON_OTHER_FORMATS = tuple(change for change in CONTROLLED if change != "retrieval")
+# judges.systems: judges built for novelty, each run on its backbones (its cells' change name is
+# the system's): the agentic judge searches the web through the Responses API's hosted tool.
+SYSTEM_APIS = {"agentic": "responses"}  # the API a system's backbone must speak
+SYSTEM_FORMAT = "pointwise"  # the authors ran the systems on the pointwise files
 PAIRWISE_ONLY = ("P3", "P4", "P5")
 DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no requests
 GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
@@ -73,11 +77,15 @@ def split_change(name: str) -> tuple[str, str]:
     return change, idea_format or STANDARD
 
 
-# Every cell's change name, in table order: the standard ideas' changes, then each other format's.
-CHANGES = tuple(
-    cell_change(change, idea_format)
-    for idea_format in IDEA_FORMATS
-    for change in (CONTROLLED if idea_format == STANDARD else ON_OTHER_FORMATS)
+# Every cell's change name, in table order: the standard ideas' changes, then each other format's,
+# then the systems.
+CHANGES = (
+    *(
+        cell_change(change, idea_format)
+        for idea_format in IDEA_FORMATS
+        for change in (CONTROLLED if idea_format == STANDARD else ON_OTHER_FORMATS)
+    ),
+    *SYSTEMS,
 )
 
 
@@ -528,6 +536,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
                 why.append((change, reason))
                 continue
             cells.append(JudgeCell(dataset, model, format, setup, change))
+    cells += system_cells(section.get("systems") or {}, datasets, registry)
     for (change, reason), count in Counter(why).items():
         log.warning("judges: %d '%s' cell(s) left out: %s", count, change, reason)
     motivation = dict(section["motivation"])
@@ -545,6 +554,47 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         {successor: model for model, successor in substitutions.items()},
         search_model,
     )
+
+
+def system_models(section: dict) -> list[str]:
+    """The backbones of a ``judges`` section's systems, each once."""
+    systems = (section.get("systems") or {}).values()
+    return list(dict.fromkeys(model for entry in systems for model in entry["models"]))
+
+
+def system_cells(
+    systems: dict[str, dict], datasets: dict[str, dict[str, dict[str, str]]], registry
+) -> list[JudgeCell]:
+    """The cells of ``judges.systems`` (system → ``models``, optional ``setups``): each backbone
+    on the pointwise file of each of the system's release setups (default: all)."""
+    cells = []
+    for system, entry in systems.items():
+        wanted = entry.get("setups")
+        for dataset, setups in datasets.items():
+            unknown = sorted(set(wanted or []) - set(setups))
+            if unknown:
+                raise ValueError(
+                    f"judges.systems.{system}.setups: {', '.join(unknown)} not among the "
+                    f"setups of judges dataset '{dataset}' ({', '.join(sorted(setups))})"
+                )
+        for model in entry["models"]:
+            try:
+                spec = registry.model(model)
+            except RegistryError as error:
+                raise ValueError(f"judges.systems.{system}: {error}") from None
+            api = SYSTEM_APIS.get(system)
+            if api and spec.api != api:
+                raise ValueError(
+                    f"judges.systems.{system}: {model} speaks the {spec.api} API; the system "
+                    f"needs a model of the {api} API"
+                )
+            cells += [
+                JudgeCell(dataset, model, SYSTEM_FORMAT, setup, system)
+                for dataset, setups in datasets.items()
+                for setup, files in setups.items()
+                if SYSTEM_FORMAT in files and (wanted is None or setup in wanted)
+            ]
+    return cells
 
 
 def substituted(models: list[str], substitutions: dict[str, str], registry: Registry) -> list[str]:

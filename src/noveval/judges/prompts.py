@@ -12,6 +12,8 @@ from noveval.judges.authors import AuthorsPrompts, related_text
 from noveval.registry import ModelSpec
 from noveval.templates import render
 
+SYSTEMS = ("agentic",)  # judges built for novelty (config judges.systems), one call each
+
 # What each prompt change renders: (template, template variables).
 PROMPTS = {
     "reference": ("full", {"definition": True, "guardrails": True}),
@@ -21,7 +23,14 @@ PROMPTS = {
     "P4": ("short", {"variant": "P4"}),
     "P5": ("short", {"variant": "P5"}),
 }
-REASONING_EFFORT = {"low_reasoning": "low"}  # every other change: "high"
+# every other change: "high"; the agentic judge's run config (accuracy_test_web_search.yaml,
+# ablations.yaml web_search): "medium"
+REASONING_EFFORT = {"low_reasoning": "low", "agentic": "medium"}
+# The hosted tools a system's calls carry: the agentic judge's web search, restricted to arxiv.org
+# (accuracy_test_web_search.yaml), in the Responses API's tool shape.
+TOOLS = {"agentic": [{"type": "web_search", "filters": {"allowed_domains": ["arxiv.org"]}}]}
+# A system decides once per instance (the agentic judge's run config: mec_k 1).
+ONE_DECISION = {"pointwise": 1, "pairwise_per_order": 1}
 # The judge study's prompt caching (ablations.yaml sweep.use_prompt_caching; utils.py sends it to
 # Anthropic only): a top-level cache_control, which caches the whole prompt.
 CACHE_CONTROL = {"type": "ephemeral"}
@@ -106,7 +115,9 @@ def response_format(spec: ModelSpec, schema: dict) -> dict:
 
 def calls_of(change: str, calls: dict, calls_by_change: dict) -> dict:
     """The calls of one change: ``calls``, or its entry in ``calls_by_change`` (P3–P5 at 1 + 1
-    in the authors' protocol)."""
+    in the authors' protocol); one per decision for a system."""
+    if change in SYSTEMS:
+        return ONE_DECISION
     return {**calls, **calls_by_change.get(change, {})}
 
 
@@ -140,9 +151,11 @@ def judge_requests(
     With ``authors`` (the paper mode) each call is one user message rendered from the authors'
     templates, answered in their free format (no output constraint). ``prompt_caching``: the
     Messages API's calls carry ``CACHE_CONTROL`` (other APIs cache by themselves);
-    ``reasoning_summary``: the Responses API's calls with an effort ask for this summary.
+    ``reasoning_summary``: the Responses API's calls with an effort ask for this summary. A
+    system's calls carry its hosted tools (``TOOLS``).
     """
     cache_control = CACHE_CONTROL if prompt_caching and spec.api == "messages" else None
+    tools = TOOLS.get(change)
     rows = []
     for instance in instances:
         format = instance["format"]
@@ -174,6 +187,7 @@ def judge_requests(
                     reasoning_summary=reasoning_summary
                     if spec.api == "responses" and call_decoding.get("reasoning_effort")
                     else None,
+                    tools=tools,
                 )
                 rows.append(row)
     return rows

@@ -42,6 +42,7 @@ VERDICT_COLUMNS = [
     "cache_creation_tokens",
     "batch_calls",
     "latency_s",
+    "web_searches",
 ]
 
 

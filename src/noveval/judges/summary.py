@@ -78,6 +78,7 @@ COUNTS = [
     "cached_input_tokens",
     "cache_creation_tokens",
     "batch_calls",
+    "web_searches",
 ]
 
 
@@ -177,6 +178,7 @@ def metrics_table(
             "output_tokens": totals["output_tokens"],
             "cached_input_tokens": totals["cached_input_tokens"],
             "cache_creation_tokens": totals["cache_creation_tokens"],
+            "web_searches": totals["web_searches"],
             **cost_columns(
                 group,
                 reference if change in DERIVED else None,

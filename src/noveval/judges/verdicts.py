@@ -74,7 +74,7 @@ def calls_from_responses(
     responses: pd.DataFrame, format: str, prompts: str = "builtin"
 ) -> pd.DataFrame:
     """A responses table → one row per call: instance, order, call index, parsed choice, tokens,
-    cost, batch flag and latency.
+    cost, batch flag, latency and web searches.
 
     ``prompts='authors'`` parses the authors' verdict format with their semantics. A call that
     failed or whose answer cannot be parsed has ``choice`` None (and ``failed``).
@@ -100,6 +100,7 @@ def calls_from_responses(
                 "cache_creation_tokens": int(_recorded(response, "cache_creation_tokens")),
                 "batch": bool(_recorded(response, "batch")),
                 "latency_s": float(_recorded(response, "latency_s")),
+                "web_searches": int(_recorded(response, "web_searches")),
             }
         )
     frame = pd.DataFrame(rows)

@@ -39,7 +39,13 @@ import pandas as pd
 import yaml
 
 from noveval.files import read_tables
-from noveval.judges.grid import CHANGES, STANDARD, configured_changes, split_change
+from noveval.judges.grid import (
+    CHANGES,
+    STANDARD,
+    configured_changes,
+    split_change,
+    system_models,
+)
 from noveval.judges.prompts import calls_of
 from noveval.novbench.paper_tables import ANNOTATIONS_DIGEST
 from noveval.novbench.tables import HUMAN
@@ -176,8 +182,8 @@ def configured(config: dict) -> dict:
                 for name, entry in judges["datasets"].items()
                 if entry is not None and name in mapped("judges")
             },
-            "models": list(judges["models"]),
-            "changes": configured_changes(judges),
+            "models": [*judges["models"], *system_models(judges)],
+            "changes": [*configured_changes(judges), *(judges.get("systems") or {})],
         },
     }
 
@@ -264,7 +270,11 @@ def conditions(config: dict, registry: Registry) -> dict:
     from noveval.novbench.generation import call_decoding
 
     novbench, judges, decoding = config["novbench"], config["judges"], config["decoding"]
-    judge_models = [*judges["models"], *(judges.get("substitutions") or {}).values()]
+    judge_models = [
+        *judges["models"],
+        *(judges.get("substitutions") or {}).values(),
+        *system_models(judges),
+    ]
     datasets = {
         name: entry if isinstance(entry, dict) else {}
         for name, entry in novbench["datasets"].items()

@@ -1,0 +1,181 @@
+"""AI-Scientist's novelty check: the loop's turns on a hand-made transcript.
+
+The round logic is checked with hand-written format strings (not the authors' prompts), so the
+expected messages are written out by hand; the pinned prompts themselves are read from a shared
+copy of the Idea Novelty Checker where there is one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from conftest import REPO, S2_TEST_KEY, SHARED_DATA, shared_file, unavailable
+from loopback_api import ANSWER
+
+from noveval.engines.client import ClientSettings
+from noveval.engines.journal import Journal
+from noveval.engines.servers import serve
+from noveval.judges.ai_scientist import (
+    SEARCH_FIELDS,
+    Check,
+    Prompts,
+    Turn,
+    extract_json,
+    paper_line,
+    papers_text,
+    read_turn,
+    run_checks,
+    searcher,
+)
+from noveval.literature.semantic_scholar import SemanticScholar
+from noveval.registry import load_registry
+
+REGISTRY = load_registry(REPO / "config" / "models.yaml")
+
+PROMPTS = Prompts(
+    system="Decide within {num_rounds} rounds.",
+    round="Round {current_round}/{num_rounds}. Idea: {idea}. Results: [{last_query_results}]",
+    paper="{i}: {title}. {authors}. {venue}, {year}. cites {cites}. {abstract}",
+)
+PAPER = {
+    "title": "Prior Work",
+    "authors": [{"authorId": "1", "name": "A. One"}, {"authorId": "2", "name": "B. Two"}],
+    "venue": "ACL",
+    "year": 2023,
+    "citationCount": 7,
+    "abstract": "We did it.",
+}
+
+
+def test_turns_decide_search_or_keep_the_last_results():
+    assert read_turn("THOUGHT: clear. Decision made: Novel.") == Turn(decision=1)
+    assert read_turn("decision made: not novel.\n```json\n{}\n```") == Turn(decision=0)
+    fenced = 'THOUGHT: search.\nRESPONSE:\n```json\n{"Query": "graph topic models"}\n```'
+    assert read_turn(fenced) == Turn(query="graph topic models")
+    assert read_turn('no fence {"Query": "htm"} then {"x": 1}') == Turn(query="htm")
+    assert read_turn("```json\n{broken\n```") == Turn()  # the fence wins over later braces
+    assert read_turn('```json\n{"Query": ""}\n```') == Turn()
+    assert extract_json('```json\n{"Query": "a\x01b"}\n```') == {"Query": "ab"}
+
+
+def test_a_hand_made_transcript_of_three_rounds():
+    searched = []
+
+    def search(query):
+        searched.append(query)
+        return [PAPER] if query == "prior work" else []
+
+    check = Check(idea="topic trees", rounds=3)
+    assert check.messages(PROMPTS) == [
+        {"role": "system", "content": "Decide within 3 rounds."},
+        {"role": "user", "content": "Round 1/3. Idea: topic trees. Results: []"},
+    ]
+    check.answer(PROMPTS, '```json\n{"Query": "prior work"}\n```', search)
+    shown = "0: Prior Work. A. One, B. Two. ACL, 2023. cites 7. We did it."
+    assert check.results == shown and check.open
+    check.answer(PROMPTS, "I am unsure.", search)  # no query, no decision: results kept
+    assert check.results == shown and searched == ["prior work"]
+    third = check.messages(PROMPTS)
+    assert [m["role"] for m in third] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert third[-1]["content"] == f"Round 3/3. Idea: topic trees. Results: [{shown}]"
+    assert third[4]["content"] == "I am unsure."
+    check.answer(PROMPTS, "Decision made: not novel.", search)
+    assert (check.decision, check.open) == (0, False)
+
+
+def test_rounds_running_out_are_no_verdict_and_empty_results_show_nothing():
+    check = Check(idea="x", rounds=2)
+    for _ in range(2):
+        check.answer(PROMPTS, '{"Query": "nothing"}', lambda query: [])
+    assert (check.decision, check.open, check.results) == (None, False, "")
+    assert (
+        papers_text(PROMPTS, [{"title": "T", "authors": "C. Three"}])
+        == "0: T. C. Three. , . cites . "
+    )
+
+
+def test_the_found_paper_line_is_read_from_the_authors_check_novelty():
+    source = shared_file(
+        "novelty-eval", "upstream", "src", "novelty_eval", "baselines", "ai_scientist",
+        "check_novelty.py",
+    ).read_text()  # fmt: skip
+    line = paper_line(source)
+    assert line.startswith("{i}: {title}. {authors}.") and "{abstract}" in line
+    with pytest.raises(ValueError, match="expected one found-paper format, got 0"):
+        paper_line("x = 'no such line'")
+
+
+def test_the_pinned_prompts_render_the_first_round():
+    """Needs a copy of simra-shahid/idea_novelty_checker at the pinned commit beside the shared
+    data (novelty-eval/model-code/novelty_checker)."""
+    root = SHARED_DATA / "novelty-eval" / "model-code" / "novelty_checker"
+    if not root.exists():
+        unavailable(
+            f"no copy of the pinned Idea Novelty Checker at {root}", "NOVEVAL_REQUIRE_MODEL_CODE"
+        )
+    prompts = Prompts.read(root, shared_file("novelty-eval", "upstream"))
+    first = Check(idea="topic trees", rounds=10).messages(prompts)
+    assert "You will be given 10 to decide" in first[0]["content"]
+    assert "<experiment.py>" not in first[0]["content"]  # the original's code block is cut
+    assert first[1]["content"].startswith("Round 1/10.") and "topic trees" in first[1]["content"]
+
+
+def test_rounds_go_through_the_request_layer_and_a_rerun_sends_no_call(
+    loopback, tmp_path, monkeypatch
+):
+    """gpt-5.4 on the loopback provider, whose fixed answer neither decides nor queries: 2 ideas
+    x 2 rounds = 4 calls at (1,000 x $2.5 + 200 x $15) / 1M each; round 2 carries round 1."""
+    spec = REGISTRY.model("gpt-5.4")
+    monkeypatch.setenv(spec.api_key_env, "sk-loopback")
+    pointed = replace(spec, base_url=loopback.base_url(spec.api))
+    ideas = [{"instance_id": str(i), "ideas": [f"idea {i}"]} for i in range(2)]
+    decoding = {"max_tokens": 64, "reasoning_effort": "high"}
+
+    def run():
+        with Journal(tmp_path / "journal", "ai_scientist") as journal:
+            with serve(pointed, tmp_path / "serve.log") as endpoint:
+                return run_checks(
+                    ideas, spec, endpoint, journal, ClientSettings(2, 30, 1),
+                    lambda query: [], PROMPTS, 2, decoding,
+                )  # fmt: skip
+
+    sent_before = len(loopback.bodies)
+    checks, calls = run()
+    assert len(loopback.bodies) - sent_before == 4
+    assert [(c["instance_id"], c["round"]) for c in calls] == [
+        ("0", 1),
+        ("1", 1),
+        ("0", 2),
+        ("1", 2),
+    ]
+    assert sum(c["cost_usd"] for c in calls) == pytest.approx(4 * 0.0055)
+    assert all(check.decision is None and not check.open for check in checks.values())
+    second = loopback.bodies[-1][2]["input"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[2]["content"] == ANSWER
+    rerun, _ = run()
+    assert len(loopback.bodies) - sent_before == 4  # every call answered by the journal
+    assert [c.exchanges for c in rerun.values()] == [c.exchanges for c in checks.values()]
+
+
+def test_a_round_searches_the_s2_stand_in_without_the_ideas_own_paper(loopback_s2, tmp_path):
+    client = SemanticScholar(loopback_s2.base_url, S2_TEST_KEY["S2_API_KEY"], tmp_path, 1.0)
+    search = searcher(client, "2025-03-01", ["Byte-level language models"])
+    check = Check(idea="bytes, no tokenizer", rounds=2)
+    check.answer(PROMPTS, '```json\n{"Query": "byte-level language models"}\n```', search)
+    titles = [line.split(". ")[0].split(": ", 1)[1] for line in check.results.split("\n\n")]
+    assert titles and "Byte-Level Language Models" not in titles
+    path, params, status = loopback_s2.requests[-1]
+    assert (path, params["query"], status) == (
+        "/graph/v1/paper/search", "byte-level language models", 200
+    )  # fmt: skip
+    assert params["publicationDateOrYear"] == ":2025-03-01" and params["limit"] == "10"
+    assert params["fields"].split(",") == SEARCH_FIELDS
