@@ -1,27 +1,16 @@
 """Rule infer: serve the model once, send the calls of the batch's chunk that no journal has
 answered, write their responses."""
 
-from noveval.inference import run_inference
+from noveval.inference import job_arguments, run_inference
 from noveval.logs import log_to
 
 wildcards = snakemake.wildcards
 with log_to(snakemake.log[0]):
     run_inference(
-        requests_paths=list(snakemake.input.requests),
-        weights_manifests=list(snakemake.input.weights),
+        **job_arguments(snakemake),
         responses_path=snakemake.output[0],
-        model=wildcards.model,
-        registry_path=snakemake.params.registry,
-        cache_dir=snakemake.params.cache,
-        settings={
-            **snakemake.config["inference"],
-            "failure_budget": snakemake.params.failure_budget,
-        },
-        log_path=snakemake.log[0],
-        failures_path=snakemake.log.failures,
         job="/".join(
             [wildcards.track, wildcards.dataset, wildcards.model, wildcards.batch, wildcards.chunk]
         ),
         chunk=wildcards.chunk,
-        threads=snakemake.threads,
     )

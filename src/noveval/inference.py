@@ -205,3 +205,24 @@ def _latest_failures(
         return []
     wanted = set(requests["request_id"]) - set(finished)
     return [r for r in read_records(journal.path) if r["request_id"] in wanted]
+
+
+def job_arguments(snakemake) -> dict:
+    """What every rule that answers a requests table (``infer``, ``pilot_infer``,
+    ``construction_judges_infer``) gives :func:`run_inference` from its Snakemake job: the
+    requests, weights, model, registry, journal folder, settings with the failure budget, logs
+    and threads."""
+    return {
+        "requests_paths": list(snakemake.input.requests),
+        "weights_manifests": list(snakemake.input.weights),
+        "model": snakemake.wildcards.model,
+        "registry_path": snakemake.params.registry,
+        "cache_dir": snakemake.params.cache,
+        "settings": {
+            **snakemake.config["inference"],
+            "failure_budget": snakemake.params.failure_budget,
+        },
+        "log_path": snakemake.log[0],
+        "failures_path": snakemake.log.failures,
+        "threads": snakemake.threads,
+    }
