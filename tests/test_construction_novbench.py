@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 
 import pandas as pd
@@ -19,9 +20,19 @@ from conftest import (
 )
 from loopback_api import LoopbackAPI
 
-from noveval.construction import authors, nlpeer, records, retrieval, sentences, validation
+from noveval.construction import (
+    authors,
+    grid,
+    nlpeer,
+    novbench_plan,
+    records,
+    retrieval,
+    sentences,
+    validation,
+)
 from noveval.construction.extraction import decisions, prompt_requests, step_decision_requests
 from noveval.novbench.records import load_release
+from noveval.plan import PlanSettings, plan_table
 from noveval.registry import load_registry
 
 SAMPLE = REPO / "data" / "sample" / "nlpeer"
@@ -364,6 +375,83 @@ def test_extraction_rows_have_verdicts_only_under_the_papers_conditions():
 def test_extraction_rows_are_not_run_without_a_validation():
     found = extraction_report(None)
     assert set(found["verdict"]) == {"not run"}
+
+
+# --- the compute plan ----------------------------------------------------------------------------
+
+EXPECTED = {
+    "papers": 10,
+    "introduction_sentences": 26,
+    "review_sentences": 45,
+    "sentence_chars": 100,
+    "novelty_review_chars": 400,
+}
+
+
+def construction_section(nlpeer, validation=None) -> dict:
+    return {
+        "name": "venue",
+        "nlpeer": str(nlpeer),
+        "sentence_model": "gpt-5",
+        "normalisation_model": "gpt-4o",
+        "decoding": {"temperature": 0.0, "max_tokens": None},
+        "retrieval": {"corpus": "corpus.yaml", "top_k": 5, "encoder": "all-minilm-l6-v2"},
+        "expected": EXPECTED,
+        "validation": validation,
+    }
+
+
+def test_cells_count_the_nlpeer_folders_papers_else_the_expected_and_the_labelled_sentences(
+    tmp_path,
+):
+    validation = {"models": ["gpt-4o-mini"], "prompts": ["context", "step"], "limit": 2}
+    built = grid.NovBenchConstruction(construction_section(SAMPLE, validation))
+    assert built.papers() == (3, True)  # paper-a, paper-b, paper-c (README.md is no paper)
+    calls = {(c.dataset, c.model, c.batch, c.cell): c.calls for c in built.cell_calls()}
+    assert calls == {
+        ("venue", "gpt-5", "sentences", "introduction_sentences"): 3 * 26,
+        ("venue", "gpt-5", "sentences", "review_sentences"): 3 * 45,
+        ("venue", "gpt-4o", "normalisation", "normalisation"): 3,
+        ("extraction", "gpt-4o-mini", "sentences", "context"): 2,
+        ("extraction", "gpt-4o-mini", "sentences", "step"): 2,
+        ("extraction", "gpt-4o-mini", "sentences", "review"): 2 + 2,  # novelty + other
+        ("extraction", "gpt-4o-mini", "step", "step_decision"): 2,
+    }
+    assert built.batch_calls("venue", "gpt-5", "sentences") == 3 * 71
+    assert built.batch_calls("extraction", "gpt-4o-mini", "sentences") == 8
+    assert ("extraction", "gpt-4o-mini", "step") in built.batches()
+    missing = grid.NovBenchConstruction(construction_section(tmp_path / "not-yet"))
+    assert missing.papers() == (10, False)
+    assert missing.batch_calls("venue", "gpt-4o", "normalisation") == 10
+
+
+def test_the_plan_prices_each_construction_cell_with_the_authors_prompts():
+    for name, shape in novbench_plan.AUTHORS_PROMPTS.items():  # the stand-ins are the pinned
+        assert novbench_plan.prompt_shape(str(upstream_root()), name) == shape
+    registry = load_registry("config/models.yaml")
+    validation = {"models": ["gpt-4o-mini"], "prompts": ["few_shot"], "limit": None}
+    section = construction_section("no-folder-here", validation)
+    settings = PlanSettings()
+    workloads = novbench_plan.novbench_construction_workloads(
+        section, registry, "no-upstream-here", settings
+    )
+    table = plan_table(workloads, registry, concurrency=16, settings=settings)
+    rows = table[table["model"] != "all"].set_index("step")
+    introduction = rows.loc["build/introduction_sentences"]
+    assert introduction["requests"] == 260 and introduction["rule"] == "infer_api"
+    # The context prompt: 913 literal characters, the sentence (100) and its context (5 x 100),
+    # 4 characters a token, 4 tokens of framing; gpt-5 reasons: 5 + 1000 new tokens a label.
+    assert introduction["input_tokens"] == 260 * (math.ceil(1513 / 4) + 4)
+    assert introduction["output_tokens"] == 260 * 1005
+    normalisation = rows.loc["build/normalisation"]
+    assert normalisation["input_tokens"] == 10 * (math.ceil((829 + 400) / 4) + 4)
+    assert normalisation["output_tokens"] == 10 * math.ceil(507 / 4)
+    assert rows.loc["extraction/few_shot", "requests"] == 2300
+    assert rows.loc["extraction/review", "requests"] == 993
+    assert (rows["api_cost_usd"] > 0).all()
+    note = novbench_plan.construction_note(section)
+    assert "10 papers (construction.novbench.expected.papers" in note
+    assert "2,300 introduction sentences per prompt, 493 + 500 review sentences" in note
 
 
 # --- the workflow ---------------------------------------------------------------------------------
