@@ -28,6 +28,7 @@ from noveval.construction import (
     records,
     retrieval,
     sentences,
+    steps,
     validation,
 )
 from noveval.construction.extraction import decisions, prompt_requests, step_decision_requests
@@ -149,6 +150,14 @@ def test_a_malformed_paper_is_skipped_with_its_reason(tmp_path):
     _, _, skipped = records.read_nlpeer(tmp_path, FIELDS)
     assert skipped["paper_id"].tolist() == ["bad"]
     assert skipped["reason"].iloc[0].startswith("v1/meta.json is not JSON")
+
+
+def test_a_missing_nlpeer_folder_or_corpus_is_an_error_naming_the_config_key(tmp_path):
+    out = [str(tmp_path / name) for name in ("papers", "sentences", "skipped")]
+    with pytest.raises(FileNotFoundError, match="construction.novbench.nlpeer: .*not a folder"):
+        steps.read_sources(str(tmp_path / "ICLR2026"), FIELDS, *out)
+    with pytest.raises(FileNotFoundError, match="construction.novbench.retrieval.corpus: no file"):
+        steps.retrieve(out[0], str(tmp_path / "corpus.yaml"), "-", 5, str(tmp_path / "r"))
 
 
 # --- the authors' prompts ------------------------------------------------------------------------
