@@ -9,16 +9,7 @@ import re
 
 import pandas as pd
 import pytest
-from conftest import (
-    LOOPBACK_KEY,
-    REPO,
-    loopback_registry,
-    run_snakemake,
-    shared_file,
-    snakemake_env,
-    write_yaml,
-)
-from loopback_api import LoopbackAPI
+from conftest import REPO, shared_file
 
 from noveval.construction import (
     authors,
@@ -461,77 +452,3 @@ def test_the_plan_prices_each_construction_cell_with_the_authors_prompts():
     note = novbench_plan.construction_note(section)
     assert "10 papers (construction.novbench.expected.papers" in note
     assert "2,300 introduction sentences per prompt, 493 + 500 review sentences" in note
-
-
-# --- the workflow ---------------------------------------------------------------------------------
-
-# What the loopback gpt-4o-mini answers every call: "yes" to each sentence, and a gold text with
-# one positive item to the normalisation.
-BUILDER_ANSWER = (
-    "Yes\n\nPositive Novelty Evaluations\n- Learned byte patches are new for translation."
-)
-
-
-@pytest.mark.workflow
-def test_build_novbench_writes_a_release_novbench_reads_and_scores_the_extraction(tmp_path):
-    """The sample's 3 papers built by gpt-4o-mini on the loopback server (2 kept, 1 left out);
-    the context and step prompts (1 labelled sentence) and the review prompt (1 + 1) scored
-    with the embedded SmolLM2 at 8 new tokens."""
-    import yaml
-
-    server = LoopbackAPI()
-    server.thread.start()
-    try:
-        server.answers["gpt-4o-mini-2024-07-18"] = BUILDER_ANSWER
-        config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-        config["results"] = str(tmp_path / "results")
-        config["registry"] = str(loopback_registry(tmp_path / "models.yaml", server, "gpt-4o-mini"))
-        config["upstream"] = {"novbench": str(upstream_root())}
-        labels = {
-            "models": ["smollm2-135m"],
-            "prompts": ["context", "step"],
-            "limit": 1,
-            "introduction_labels": str(
-                shared_file("novbench", "coling2020_intro_sentence_labels.gbk.csv")
-            ),
-            "review_labels": {
-                "novelty": str(shared_file("novbench", "review_sentences_novelty.json")),
-                "other": str(shared_file("novbench", "review_sentences_not_novelty.json")),
-            },
-        }
-        config["construction"] = {
-            "novbench": {
-                "name": "sample",
-                "nlpeer": str(SAMPLE),
-                "sentence_model": "gpt-4o-mini",
-                "normalisation_model": "gpt-4o-mini",
-                "decoding": {"temperature": 0.0, "max_tokens": 8},
-                "retrieval": {"corpus": str(REPO / "data/sample/judges/corpus.yaml"), "top_k": 2},
-                "validation": labels,
-            }
-        }
-        path = write_yaml(tmp_path / "config.yaml", config)
-        built = tmp_path / "results" / "novbench_construction"
-        scores_path = built / "extraction" / "scores.csv"
-        run_snakemake(
-            "--cores", "2", "build_novbench", str(scores_path), "--configfile", str(path),
-            env=snakemake_env(**LOOPBACK_KEY),
-        )  # fmt: skip
-    finally:
-        server.shutdown()
-        server.server_close()
-    papers = load_release(built / "sample" / "release.json")
-    assert papers["paper_id"].tolist() == ["paper-a", "paper-b"]
-    assert papers["gold_labels"].tolist() == [["Positive"], ["Positive"]]
-    assert [len(titles) for titles in papers["retrieved_titles"]] == [2, 2]
-    assert len(papers["descriptions"].iloc[1]) == 3  # every sentence of paper-b said yes
-    summary = (built / "sample" / "summary.md").read_text()
-    assert "3 papers read, 2 records written, 1 left out." in summary
-    assert "| paper-c | read | no Introduction heading |" in summary
-    scores = pd.read_csv(scores_path)
-    assert scores[["prompt", "sentences", "positives"]].values.tolist() == [
-        ["context", 1, 0],
-        ["step", 1, 0],
-        ["review", 2, 1],
-    ]
-    assert scores["unanswered"].sum() == 0
