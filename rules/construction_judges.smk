@@ -106,7 +106,10 @@ if BUILD:
             lambda wildcards: f"../envs/{inference_env(REGISTRY.model(wildcards.model))}"
         threads: lambda wildcards: 2 if REGISTRY.model(wildcards.model).engine == "llamacpp" else 1
         resources:
-            **inference_resources(REGISTRY, config),
+            **JOBS.requests_resources(
+                lambda wildcards: CONSTRUCTION_JUDGES["max_tokens"][wildcards.stage],
+                lambda wildcards: "construction",
+            ),
         params:
             registry=config["registry"],
             failure_budget=config["inference"]["failure_budget"],

@@ -1,5 +1,6 @@
 # NovBench built from papers and reviews in the NLPeer layout (config construction.novbench),
-# and its extraction steps scored against the authors' labels (Appendices A and B).
+# and its extraction steps scored against the authors' labels (Appendices A and B). The NLPeer
+# folder is the user's (a param: rule novbench_construction_sources names it when it is missing).
 from functools import partial
 
 from noveval.construction import authors as construction_authors
@@ -101,10 +102,12 @@ rule novbench_construction_normalisation_requests:
         "../scripts/construction_novbench_normalisation_requests.py"
 
 
+# The corpus is the user's file: an input once it is there (a dry run before then plans the
+# build; the job names the missing file).
 rule novbench_construction_retrieval:
     input:
         papers=f"{BUILT}/{{dataset}}/papers.parquet",
-        corpus=lambda wildcards: BUILT_SECTION.get("retrieval")["corpus"],
+        corpus=lambda wildcards: NOVBENCH_CONSTRUCTION.corpus_inputs(),
         weights=lambda wildcards: scorer_weights_inputs(
             REGISTRY, [BUILT_SECTION.get("retrieval")["encoder"]], RESULTS
         ),
@@ -121,6 +124,7 @@ rule novbench_construction_retrieval:
         encoder=lambda wildcards: REGISTRY.encoder(
             BUILT_SECTION.get("retrieval")["encoder"]
         ),
+        corpus=lambda wildcards: BUILT_SECTION.get("retrieval")["corpus"],
         top_k=lambda wildcards: BUILT_SECTION.get("retrieval")["top_k"],
     script:
         "../scripts/construction_novbench_retrieval.py"

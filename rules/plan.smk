@@ -57,6 +57,13 @@ rule plan:
         upstream_root=config["upstream"]["judges"] or JUDGE_UPSTREAM,
         construction=CONSTRUCTION_JUDGES,
         literature=config["literature"],
-        code=code_version("noveval.plan", "noveval.construction.judge_plan"),
+        novbench_construction=NOVBENCH_CONSTRUCTION.section,
+        novbench_upstream=config["upstream"]["novbench"] or NOVBENCH_UPSTREAM,
+        code=code_version(
+            "noveval.plan",
+            "noveval.construction.judge_plan",
+            "noveval.construction.grid",
+            "noveval.construction.novbench_plan",
+        ),
     script:
         "../scripts/plan.py"

@@ -6,7 +6,7 @@ from noveval.logs import log_to
 with log_to(snakemake.log[0]):
     steps.retrieve(
         snakemake.input.papers,
-        snakemake.input.corpus,
+        snakemake.params.corpus,
         snakemake.params.encoder,
         snakemake.params.top_k,
         snakemake.output[0],

@@ -21,6 +21,8 @@ with log_to(snakemake.log[0]):
         upstream_root=snakemake.params.upstream_root,
         construction=snakemake.params.construction,
         literature=snakemake.params.literature,
+        novbench_construction=snakemake.params.novbench_construction,
+        novbench_upstream=snakemake.params.novbench_upstream,
         csv_path=snakemake.output.csv,
         markdown_path=snakemake.output.markdown,
     )

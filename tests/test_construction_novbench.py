@@ -4,24 +4,27 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 
 import pandas as pd
 import pytest
-from conftest import (
-    LOOPBACK_KEY,
-    REPO,
-    loopback_registry,
-    run_snakemake,
-    shared_file,
-    snakemake_env,
-    write_yaml,
-)
-from loopback_api import LoopbackAPI
+from conftest import REPO, shared_file
 
-from noveval.construction import authors, nlpeer, records, retrieval, sentences, validation
+from noveval.construction import (
+    authors,
+    grid,
+    nlpeer,
+    novbench_plan,
+    records,
+    retrieval,
+    sentences,
+    steps,
+    validation,
+)
 from noveval.construction.extraction import decisions, prompt_requests, step_decision_requests
 from noveval.novbench.records import load_release
+from noveval.plan import PlanSettings, plan_table
 from noveval.registry import load_registry
 
 SAMPLE = REPO / "data" / "sample" / "nlpeer"
@@ -138,6 +141,14 @@ def test_a_malformed_paper_is_skipped_with_its_reason(tmp_path):
     _, _, skipped = records.read_nlpeer(tmp_path, FIELDS)
     assert skipped["paper_id"].tolist() == ["bad"]
     assert skipped["reason"].iloc[0].startswith("v1/meta.json is not JSON")
+
+
+def test_a_missing_nlpeer_folder_or_corpus_is_an_error_naming_the_config_key(tmp_path):
+    out = [str(tmp_path / name) for name in ("papers", "sentences", "skipped")]
+    with pytest.raises(FileNotFoundError, match="construction.novbench.nlpeer: .*not a folder"):
+        steps.read_sources(str(tmp_path / "ICLR2026"), FIELDS, *out)
+    with pytest.raises(FileNotFoundError, match="construction.novbench.retrieval.corpus: no file"):
+        steps.retrieve(out[0], str(tmp_path / "corpus.yaml"), "-", 5, str(tmp_path / "r"))
 
 
 # --- the authors' prompts ------------------------------------------------------------------------
@@ -366,75 +377,78 @@ def test_extraction_rows_are_not_run_without_a_validation():
     assert set(found["verdict"]) == {"not run"}
 
 
-# --- the workflow ---------------------------------------------------------------------------------
+# --- the compute plan ----------------------------------------------------------------------------
 
-# What the loopback gpt-4o-mini answers every call: "yes" to each sentence, and a gold text with
-# one positive item to the normalisation.
-BUILDER_ANSWER = (
-    "Yes\n\nPositive Novelty Evaluations\n- Learned byte patches are new for translation."
-)
+EXPECTED = {
+    "papers": 10,
+    "introduction_sentences": 26,
+    "review_sentences": 45,
+    "sentence_chars": 100,
+    "novelty_review_chars": 400,
+}
 
 
-@pytest.mark.workflow
-def test_build_novbench_writes_a_release_novbench_reads_and_scores_the_extraction(tmp_path):
-    """The sample's 3 papers built by gpt-4o-mini on the loopback server (2 kept, 1 left out);
-    the context and step prompts (1 labelled sentence) and the review prompt (1 + 1) scored
-    with the embedded SmolLM2 at 8 new tokens."""
-    import yaml
+def construction_section(nlpeer, validation=None) -> dict:
+    return {
+        "name": "venue",
+        "nlpeer": str(nlpeer),
+        "sentence_model": "gpt-5",
+        "normalisation_model": "gpt-4o",
+        "decoding": {"temperature": 0.0, "max_tokens": None},
+        "retrieval": {"corpus": "corpus.yaml", "top_k": 5, "encoder": "all-minilm-l6-v2"},
+        "expected": EXPECTED,
+        "validation": validation,
+    }
 
-    server = LoopbackAPI()
-    server.thread.start()
-    try:
-        server.answers["gpt-4o-mini-2024-07-18"] = BUILDER_ANSWER
-        config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-        config["results"] = str(tmp_path / "results")
-        config["registry"] = str(loopback_registry(tmp_path / "models.yaml", server, "gpt-4o-mini"))
-        config["upstream"] = {"novbench": str(upstream_root())}
-        labels = {
-            "models": ["smollm2-135m"],
-            "prompts": ["context", "step"],
-            "limit": 1,
-            "introduction_labels": str(
-                shared_file("novbench", "coling2020_intro_sentence_labels.gbk.csv")
-            ),
-            "review_labels": {
-                "novelty": str(shared_file("novbench", "review_sentences_novelty.json")),
-                "other": str(shared_file("novbench", "review_sentences_not_novelty.json")),
-            },
-        }
-        config["construction"] = {
-            "novbench": {
-                "name": "sample",
-                "nlpeer": str(SAMPLE),
-                "sentence_model": "gpt-4o-mini",
-                "normalisation_model": "gpt-4o-mini",
-                "decoding": {"temperature": 0.0, "max_tokens": 8},
-                "retrieval": {"corpus": str(REPO / "data/sample/judges/corpus.yaml"), "top_k": 2},
-                "validation": labels,
-            }
-        }
-        path = write_yaml(tmp_path / "config.yaml", config)
-        built = tmp_path / "results" / "novbench_construction"
-        scores_path = built / "extraction" / "scores.csv"
-        run_snakemake(
-            "--cores", "2", "build_novbench", str(scores_path), "--configfile", str(path),
-            env=snakemake_env(**LOOPBACK_KEY),
-        )  # fmt: skip
-    finally:
-        server.shutdown()
-        server.server_close()
-    papers = load_release(built / "sample" / "release.json")
-    assert papers["paper_id"].tolist() == ["paper-a", "paper-b"]
-    assert papers["gold_labels"].tolist() == [["Positive"], ["Positive"]]
-    assert [len(titles) for titles in papers["retrieved_titles"]] == [2, 2]
-    assert len(papers["descriptions"].iloc[1]) == 3  # every sentence of paper-b said yes
-    summary = (built / "sample" / "summary.md").read_text()
-    assert "3 papers read, 2 records written, 1 left out." in summary
-    assert "| paper-c | read | no Introduction heading |" in summary
-    scores = pd.read_csv(scores_path)
-    assert scores[["prompt", "sentences", "positives"]].values.tolist() == [
-        ["context", 1, 0],
-        ["step", 1, 0],
-        ["review", 2, 1],
-    ]
-    assert scores["unanswered"].sum() == 0
+
+def test_cells_count_the_nlpeer_folders_papers_else_the_expected_and_the_labelled_sentences(
+    tmp_path,
+):
+    validation = {"models": ["gpt-4o-mini"], "prompts": ["context", "step"], "limit": 2}
+    built = grid.NovBenchConstruction(construction_section(SAMPLE, validation))
+    assert built.papers() == (3, True)  # paper-a, paper-b, paper-c (README.md is no paper)
+    calls = {(c.dataset, c.model, c.batch, c.cell): c.calls for c in built.cell_calls()}
+    assert calls == {
+        ("venue", "gpt-5", "sentences", "introduction_sentences"): 3 * 26,
+        ("venue", "gpt-5", "sentences", "review_sentences"): 3 * 45,
+        ("venue", "gpt-4o", "normalisation", "normalisation"): 3,
+        ("extraction", "gpt-4o-mini", "sentences", "context"): 2,
+        ("extraction", "gpt-4o-mini", "sentences", "step"): 2,
+        ("extraction", "gpt-4o-mini", "sentences", "review"): 2 + 2,  # novelty + other
+        ("extraction", "gpt-4o-mini", "step", "step_decision"): 2,
+    }
+    assert built.batch_calls("venue", "gpt-5", "sentences") == 3 * 71
+    assert built.batch_calls("extraction", "gpt-4o-mini", "sentences") == 8
+    assert ("extraction", "gpt-4o-mini", "step") in built.batches()
+    missing = grid.NovBenchConstruction(construction_section(tmp_path / "not-yet"))
+    assert missing.papers() == (10, False)
+    assert missing.batch_calls("venue", "gpt-4o", "normalisation") == 10
+
+
+def test_the_plan_prices_each_construction_cell_with_the_authors_prompts():
+    for name, shape in novbench_plan.AUTHORS_PROMPTS.items():  # the stand-ins are the pinned
+        assert novbench_plan.prompt_shape(str(upstream_root()), name) == shape
+    registry = load_registry("config/models.yaml")
+    validation = {"models": ["gpt-4o-mini"], "prompts": ["few_shot"], "limit": None}
+    section = construction_section("no-folder-here", validation)
+    settings = PlanSettings()
+    workloads = novbench_plan.novbench_construction_workloads(
+        section, registry, "no-upstream-here", settings
+    )
+    table = plan_table(workloads, registry, concurrency=16, settings=settings)
+    rows = table[table["model"] != "all"].set_index("step")
+    introduction = rows.loc["build/introduction_sentences"]
+    assert introduction["requests"] == 260 and introduction["rule"] == "infer_api"
+    # The context prompt: 913 literal characters, the sentence (100) and its context (5 x 100),
+    # 4 characters a token, 4 tokens of framing; gpt-5 reasons: 5 + 1000 new tokens a label.
+    assert introduction["input_tokens"] == 260 * (math.ceil(1513 / 4) + 4)
+    assert introduction["output_tokens"] == 260 * 1005
+    normalisation = rows.loc["build/normalisation"]
+    assert normalisation["input_tokens"] == 10 * (math.ceil((829 + 400) / 4) + 4)
+    assert normalisation["output_tokens"] == 10 * math.ceil(507 / 4)
+    assert rows.loc["extraction/few_shot", "requests"] == 2300
+    assert rows.loc["extraction/review", "requests"] == 993
+    assert (rows["api_cost_usd"] > 0).all()
+    note = novbench_plan.construction_note(section)
+    assert "10 papers (construction.novbench.expected.papers" in note
+    assert "2,300 introduction sentences per prompt, 493 + 500 review sentences" in note

@@ -292,6 +292,10 @@ def test_release_download_checks_its_digest(tmp_path):
     assert not Path(wrong.path).exists()
     with pytest.raises(FileNotFoundError, match="novbench dataset 'x': no file at"):
         release_files({"x": str(tmp_path / "missing.json")}, tmp_path)
+    # A file the workflow builds (the built NovBench) declares its size and retrieval.
+    built = {"path": str(tmp_path / "built.json"), "papers": 12, "retrieval": True}
+    release = release_files({"built": built}, tmp_path)["built"]
+    assert not release.available and release.paper_count() == 12 and release.has_retrieval()
 
 
 def _judge_cell(model, format, setup, change, papers, calls_each, input_per_call):

@@ -191,14 +191,22 @@ class InferenceJobs:
     def pilot_resources(self) -> dict[str, Callable]:
         """Resources of rule ``pilot_infer``: those of ``infer``, with the time limit of the
         pilot's own calls (its requests table, read when the job is ready)."""
+        return self.requests_resources(
+            lambda wildcards: self.max_tokens(wildcards.track), lambda wildcards: wildcards.track
+        )
+
+    def requests_resources(self, max_tokens: Callable, track: Callable) -> dict[str, Callable]:
+        """Resources of an inference job that answers its ``requests`` inputs (the pilot's, the
+        judge study's construction): those of ``infer``, with the time limit of the tables'
+        calls (read when the job is ready) at ``max_tokens(wildcards)`` new tokens each, the
+        pilot's measurements of ``track(wildcards)`` applied."""
 
         def runtime(wildcards, input, attempt) -> int:
             spec = self.spec(wildcards.model)
             calls = sum(calls_in(path) for path in input.requests)
-            track = wildcards.track
             concurrency = self.config["inference"]["concurrency"]
             first = runtime_minutes(
-                spec, calls, self.max_tokens(track), concurrency, self.settings, track
+                spec, calls, max_tokens(wildcards), concurrency, self.settings, track(wildcards)
             )
             return attempt_runtime(first, attempt, self.limit(spec))
 

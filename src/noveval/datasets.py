@@ -2,7 +2,9 @@
 
 A config names each dataset either by a path (``coling2020: path/to/file.json``) or by a mapping
 ``{url, sha256, papers, retrieval}``; ``null`` drops a dataset that an overlay inherits.
-A release is downloaded to ``{downloads}/{name}.json``. A dataset may also name the authors'
+A release is downloaded to ``{downloads}/{name}.json``; a ``path`` with its declared ``papers``
+and ``retrieval`` and no URL is a file the workflow builds (the built NovBench's
+``release.json``). A dataset may also name the authors'
 perturbed inputs of some of its papers, ``perturbations_release: {change, del}`` (each a path or
 ``{url, sha256}``, downloaded to ``{downloads}/{name}.release_{kind}.json``): the dataset is then
 those papers, and its ``change`` and ``del`` cells take the released inputs. Until a file is there,
@@ -103,8 +105,12 @@ def _release_file(name: str, entry: str | dict, downloads: str | Path) -> Releas
         papers=entry.get("papers"),
         retrieval=entry.get("retrieval"),
     )
-    if not release.available and not release.url:
-        raise FileNotFoundError(f"novbench dataset '{name}': no file at {path}")
+    built = release.papers is not None and release.retrieval is not None
+    if not release.available and not release.url and not built:
+        raise FileNotFoundError(
+            f"novbench dataset '{name}': no file at {path} (a file the workflow builds declares "
+            "its papers and retrieval; a download its url)"
+        )
     return release
 
 

@@ -932,11 +932,14 @@ def compute_plan(
     upstream_root: str = "",
     construction: dict | None = None,
     literature: dict | None = None,
+    novbench_construction: dict | None = None,
+    novbench_upstream: str = "",
 ) -> None:
     """Rule plan: the compute plan of the configured grid (NovBench, then the judges, with the
     retrieval change's literature search when ``judges.retrieval.search`` is Semantic Scholar:
     ``literature`` holds its settings; then the construction of the judge study's benchmark,
-    ``construction``: config construction.judges)."""
+    ``construction``: config construction.judges; then NovBench's, ``novbench_construction``:
+    config construction.novbench, its prompts read under ``novbench_upstream``)."""
     settings = PlanSettings.from_config({"plan": plan})
     registry = load_registry(registry_path)
     workloads = novbench_workloads(
@@ -971,10 +974,20 @@ def compute_plan(
         workloads += construction_workloads(
             construction, decoding, registry, upstream_root, settings
         )
+    if novbench_construction:
+        from noveval.construction.novbench_plan import novbench_construction_workloads
+
+        workloads += novbench_construction_workloads(
+            novbench_construction, registry, novbench_upstream, settings
+        )
     table = plan_table(workloads, registry, inference["concurrency"], settings)
     notes = plan_notes(table, workloads, settings, decoding, prompts, calibration)
     if searched:
         notes += "\n- " + literature_note(searched[1])
+    if novbench_construction:
+        from noveval.construction.novbench_plan import construction_note
+
+        notes += "\n" + construction_note(novbench_construction)
     scoring = scoring_table(workloads, novbench["scoring"])
     table = with_scoring(table, scoring)
     weights = weights_table([w.model for w in workloads], registry)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from noveval.batches import NORMALISATION, SENTENCES, STEP
 from noveval.construction.extraction import FIRST_ROUND
@@ -18,17 +19,24 @@ from noveval.registry import Registry
 
 TRACK = "novbench_construction"
 VALIDATION = "extraction"  # the dataset folder of the Appendix A/B validation
-# The labelled sentences of Appendices A and B (introduction; review: novelty, other), and what a
-# built paper sends before its papers are read (introduction and review sentences: an assumption
-# for the job sizes, the compute plan's).
+# The labelled sentences of Appendices A and B (introduction; review: novelty, other).
 LABELLED = {"introduction": 2300, "novelty": 493, "other": 500}
-SENTENCES_PER_PAPER = 120
 # The authors' labelled sentences in their repository (pinned in noveval/upstream.yaml).
 AUTHORS_LABELS = {
     "introduction": "data/COLING_labeled_data.csv",
     "novelty": "data/novelty_data.json",
     "other": "data/non_novelty_data.json",
 }
+
+
+class CellCalls(NamedTuple):
+    """The estimated calls of one cell of an inference batch, before any paper is read."""
+
+    dataset: str
+    model: str
+    batch: str
+    cell: str
+    calls: int
 
 
 @dataclass(frozen=True)
@@ -88,18 +96,77 @@ class NovBenchConstruction:
             raise ValueError(f"{TRACK}/{dataset} has no inference batch '{batch}'")
         return [f"{folder}/{cell}/requests.parquet" for cell in cells[batch]]
 
+    def papers(self) -> tuple[int, bool]:
+        """The papers to build: the NLPeer folder's paper folders when it is there (True), else
+        ``expected.papers`` (False)."""
+        folder = Path(self.section["nlpeer"])
+        if folder.is_dir():
+            return sum(path.is_dir() for path in folder.iterdir()), True
+        return self.section["expected"]["papers"], False
+
+    def labelled(self) -> dict[str, int]:
+        """The labelled sentences each validated prompt is asked about (``validation.limit``
+        of each file at most)."""
+        limit = self.section["validation"]["limit"] or max(LABELLED.values())
+        return {kind: min(limit, count) for kind, count in LABELLED.items()}
+
+    def cell_calls(self) -> list[CellCalls]:
+        """Every cell's estimated calls: the built dataset's sentences (per paper: the expected
+        introduction and review sentences) and normalisation (one per paper), and each
+        validated model's prompts on the labelled sentences."""
+        if self.section is None:
+            return []
+        papers, _ = self.papers()
+        expected = self.section["expected"]
+        sentences = self.section["sentence_model"]
+        cells = [
+            CellCalls(
+                self.name,
+                sentences,
+                SENTENCES,
+                SENTENCE_CELLS[kind],
+                papers * expected[f"{kind}_sentences"],
+            )
+            for kind in SENTENCE_CELLS
+        ]
+        cells.append(
+            CellCalls(
+                self.name, self.section["normalisation_model"], NORMALISATION, NORMALISATION, papers
+            )
+        )
+        if not self.validation_prompts():
+            return cells
+        labelled = self.labelled()
+        for model in self.validation_models():
+            for prompt in self.validation_prompts():
+                calls = (
+                    labelled["novelty"] + labelled["other"]
+                    if prompt == "review"
+                    else labelled["introduction"]
+                )
+                cells.append(CellCalls(VALIDATION, model, SENTENCES, prompt, calls))
+            if "step" in self.validation_prompts():
+                calls = labelled["introduction"]
+                cells.append(CellCalls(VALIDATION, model, STEP, "step_decision", calls))
+        return cells
+
+    def batches(self) -> list[tuple[str, str, str]]:
+        """Every inference batch: (dataset, model, batch)."""
+        return list(dict.fromkeys(cell[:3] for cell in self.cell_calls()))
+
     def batch_calls(self, dataset: str, model: str, batch: str, *_) -> int:
         """The estimated calls of one batch, known when the DAG is built (job sizes)."""
-        if dataset == VALIDATION:
-            limit = self.section["validation"]["limit"] or max(LABELLED.values())
-            introduction = min(limit, LABELLED["introduction"])
-            if batch == STEP:
-                return introduction
-            review = min(limit, LABELLED["novelty"]) + min(limit, LABELLED["other"])
-            return introduction * len(self.section["validation"]["prompts"]) + review
-        folder = Path(self.section["nlpeer"])
-        papers = sum(path.is_dir() for path in folder.iterdir()) if folder.is_dir() else 0
-        return papers * (SENTENCES_PER_PAPER if batch == SENTENCES else 1)
+        return sum(
+            cell.calls
+            for cell in self.cell_calls()
+            if (cell.dataset, cell.model, cell.batch) == (dataset, model, batch)
+        )
+
+    def corpus_inputs(self) -> list[str]:
+        """The retrieval corpus as an input once it is there (the user's file: a dry run before
+        then still plans the build, and the job names the missing file)."""
+        corpus = self.section["retrieval"]["corpus"]
+        return [corpus] if Path(corpus).is_file() else []
 
     def normalised(self, results: str, dataset: str, name: str) -> str:
         """A file the normalisation model's requests step writes (``extracted.parquet``: the

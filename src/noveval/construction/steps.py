@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import pandas as pd
 
@@ -27,6 +28,11 @@ def read_sources(
     skipped_path: str,
 ) -> None:
     """NLPeer folder → papers, their sentences (with context windows) and the papers left out."""
+    if not Path(nlpeer_root).is_dir():
+        raise FileNotFoundError(
+            f"construction.novbench.nlpeer: {nlpeer_root} is not a folder (the venue's papers "
+            "and reviews in the NLPeer layout, one folder per paper)"
+        )
     papers, sentences, skipped = records.read_nlpeer(nlpeer_root, review_fields)
     log.info(
         "%s: %d papers read, %d left out, %d sentences",
@@ -110,6 +116,11 @@ def retrieve(
     papers_path: str, corpus_path: str, encoder_reference: str, top_k: int, retrieved_path: str
 ) -> None:
     """The top-k related corpus papers of every paper, by abstract."""
+    if not Path(corpus_path).is_file():
+        raise FileNotFoundError(
+            f"construction.novbench.retrieval.corpus: no file at {corpus_path} (a YAML list of "
+            "{title, abstract})"
+        )
     from noveval.judges.retrieval import load_corpus
 
     papers = pd.read_parquet(papers_path)
