@@ -9,7 +9,10 @@ rule preflight:
     retries: 0  # a failed check is for the user to fix, not to retry
     localrule: True
     params:
-        models=NOVBENCH.models_used() | JUDGES.models_used(),
+        models=NOVBENCH.models_used()
+        | JUDGES.models_used()
+        | NOVBENCH_CONSTRUCTION.models_used()
+        | (BUILD.models_used() if BUILD else set()),
         planned_jobs=lambda wildcards: JOBS.planned(),  # every inference job's resources
         # where Snakemake builds the jobs' conda environments (known when the run starts); None:
         # it deploys none

@@ -221,8 +221,13 @@ class Registry:
             raise RegistryError(f"missing API key environment variable: {', '.join(missing)}")
 
 
-# The rules whose jobs call a model: the grid's inference and the pilot's.
-CALLING_RULES = {*INFERENCE_RULES.values(), "pilot_infer", "pilot_infer_api"}
+# The rules whose jobs call a model: the grid's inference, the pilot's, the judge construction's.
+CALLING_RULES = {
+    *INFERENCE_RULES.values(),
+    "pilot_infer",
+    "pilot_infer_api",
+    "construction_judges_infer",
+}
 
 
 def models_to_call(jobs) -> set[str]:

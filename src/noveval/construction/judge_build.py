@@ -44,6 +44,10 @@ class JudgeBuild:
     def release_files(self) -> list[str]:
         return [f"{self.release_dir}/{s}/{f}.yaml" for s in SETUPS for f in FORMATS]
 
+    def models_used(self) -> set[str]:
+        """The models the construction calls (signals, stripped abstracts, generated ideas)."""
+        return set(self.settings["models"].values())
+
     def targets(self) -> list[str]:
         """The release files and the construction summary."""
         return [*self.release_files, f"{self.folder}/summary.json"]
