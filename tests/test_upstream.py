@@ -11,6 +11,13 @@ COPIES = {"novbench": ("novbench", "upstream"), "judges": ("novelty-eval", "upst
 # Pinned files the shared copy does not hold yet (the retrieval change's templates): checked
 # where present.
 NOT_YET_SHARED = "src/novelty_eval/retrieval/templates/"
+# The labelled sentences of Appendices A and B: pinned at the authors' repository's data/, held by
+# the shared copy under other names.
+SHARED_LABELS = {
+    "data/COLING_labeled_data.csv": "coling2020_intro_sentence_labels.gbk.csv",
+    "data/novelty_data.json": "review_sentences_novelty.json",
+    "data/non_novelty_data.json": "review_sentences_not_novelty.json",
+}
 
 
 @pytest.mark.parametrize("study", upstream.STUDIES)
@@ -19,7 +26,18 @@ def test_every_pinned_file_of_the_shared_copy_has_its_digest(study):
     for path in upstream.pinned(study):
         if path.startswith(NOT_YET_SHARED) and not (source.root / path).exists():
             continue
+        if path in SHARED_LABELS:
+            continue  # below
         assert source.text(path)
+
+
+def test_the_pinned_labels_are_the_shared_labelled_sentences():
+    import hashlib
+
+    pins = upstream.pinned("novbench")
+    for path, shared in SHARED_LABELS.items():
+        content = shared_file("novbench", shared).read_bytes()
+        assert hashlib.sha256(content).hexdigest() == pins[path].sha256
 
 
 def test_pins_name_the_authors_commits():
