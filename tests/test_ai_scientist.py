@@ -22,6 +22,7 @@ from conftest import (
     unavailable,
 )
 from loopback_api import ANSWER
+from test_judges_systems import default_config
 
 from noveval.engines.client import ClientSettings
 from noveval.engines.journal import Journal
@@ -45,6 +46,7 @@ from noveval.judges.steps import ai_scientist_check
 from noveval.judges.summary import metrics_table
 from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.registry import load_registry
+from noveval.reproduction import report
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SAMPLE = REPO / "data" / "sample" / "judges" / "human-only"
@@ -283,3 +285,36 @@ def test_the_system_settings_default_to_the_authors_run_config():
         "cutoff": None,
     }
     assert system_settings({"models": ["gpt-5.4"], "rounds": 1})["rounds"] == 1
+
+
+def test_its_published_rows_are_compared_but_never_as_equal():
+    """The paper grid runs the cost-efficiency figure's AI-Scientist rows; even an equal value is
+    not comparable: the run's Semantic Scholar searches are not the authors'."""
+    config = default_config("paper.yaml")
+    grid = report.configured(config)["judges"]
+    assert "ai_scientist" in grid["changes"] and "claude-opus-4-6" in grid["models"]
+    rows = [
+        row
+        for row in report.published("judges").itertuples(index=False)
+        if row.change == "ai_scientist"
+    ]
+    assert len(rows) == 8 and not any(row.not_run_reason for row in rows)
+    row = next(r for r in rows if r.model == "gpt-5.4" and r.metric == "macro_f1")
+    cell = {"model": "gpt-5.4", "setup": row.setup, "change": "ai_scientist"}
+    metrics = pd.DataFrame(
+        [cell | {"macro_f1": row.paper_value, "n_calls": 900, "n_failed_calls": 0}]
+    ).assign(substitutes_for=None)
+    paper = report.paper_conditions(
+        REPO / "config" / "config.yaml",
+        REPO / "config" / "paper.yaml",
+        REPO / "config" / "schemas" / "config.schema.yaml",
+        REPO / "config" / "models.yaml",
+    )
+    ours = report.conditions(config, REGISTRY)
+    assert ours["judges"]["ai_scientist"] | {"search": None} == {
+        "rounds": 10, "effort": "high", "cutoff": "2025-03-01", "search": None,
+    }  # fmt: skip
+    basis = {"run": ours, "paper": paper, "limits": {"max_empty_share": 1, "max_failed_share": 1}}
+    result = report.judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, basis)
+    assert result["verdict"] == "not comparable"
+    assert "ai_scientist.search" in result["reason"] and "authors' run" in result["reason"]
