@@ -45,6 +45,15 @@ from noveval.judges.instances import load_release, write_instances
 from noveval.judges.steps import ai_scientist_check
 from noveval.judges.summary import metrics_table
 from noveval.literature.semantic_scholar import SemanticScholar
+from noveval.plan import (
+    PlanSettings,
+    ai_scientist_searches,
+    judges_workloads,
+    output_tokens_per_call,
+    plan_table,
+    request_tokens,
+    text_tokens,
+)
 from noveval.registry import load_registry
 from noveval.reproduction import report
 
@@ -318,3 +327,32 @@ def test_its_published_rows_are_compared_but_never_as_equal():
     result = report.judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, basis)
     assert result["verdict"] == "not comparable"
     assert "ai_scientist.search" in result["reason"] and "authors' run" in result["reason"]
+
+
+def test_the_plan_prices_every_round_of_every_idea_and_its_searches():
+    """300 declared ideas at 2 rounds: 600 calls; an idea's second call carries the first
+    round's message, 10 shown papers of 300 tokens and the first answer on top of the opening
+    call (prompts rendered from the shipped sample); one search a round at 1 a second."""
+    settings = PlanSettings()
+    config = default_config()
+    judges = {**config["judges"], "systems": {"ai_scientist": {"models": ["gpt-5.4"], "rounds": 2}}}
+    missing = "nowhere/pointwise.yaml"
+    cell = {"dataset": "d", "model": "gpt-5.4", "format": "pointwise", "setup": "s"}
+    [workload] = judges_workloads(
+        [cell | {"change": "ai_scientist"}], {"d": {"s": {"pointwise": missing}}},
+        {missing: 300}, judges, config["decoding"], REGISTRY, None, settings,
+    )  # fmt: skip
+    prompts = Prompts.builtin()
+    sample = load_release(SAMPLE / "pointwise.yaml", "s", "pointwise")
+    firsts = [Check(idea[0], 2).messages(prompts) for idea in sample["ideas"]]
+    opening = sum(request_tokens(json.dumps(chat), settings) for chat in firsts) / len(firsts)
+    answer = output_tokens_per_call(REGISTRY.model("gpt-5.4"), judges["max_tokens"], settings)
+    round_message = opening - text_tokens(prompts.system, settings)
+    assert (workload.calls, workload.output_tokens, workload.stand_in) == (600, 600 * answer, True)
+    assert workload.input_tokens == round(300 * (2 * opening + round_message + 3000 + answer))
+    searches = ai_scientist_searches([workload], judges, {"semantic_scholar": {}})
+    assert (searches.ideas, searches.searches) == (300, 600)
+    assert searches.hours == pytest.approx(600 / 3600)
+    row = plan_table([workload], REGISTRY, 16, settings).iloc[0]
+    tokens = (workload.input_tokens * 2.5 + workload.output_tokens * 15.0) / 1e6
+    assert row["api_cost_usd"] == pytest.approx(tokens, abs=0.01)
