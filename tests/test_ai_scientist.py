@@ -41,6 +41,7 @@ from noveval.judges.ai_scientist import (
     searcher,
     system_settings,
 )
+from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release, write_instances
 from noveval.judges.steps import ai_scientist_check
 from noveval.judges.summary import metrics_table
@@ -356,3 +357,18 @@ def test_the_plan_prices_every_round_of_every_idea_and_its_searches():
     row = plan_table([workload], REGISTRY, 16, settings).iloc[0]
     tokens = (workload.input_tokens * 2.5 + workload.output_tokens * 15.0) / 1e6
     assert row["api_cost_usd"] == pytest.approx(tokens, abs=0.01)
+
+
+def test_its_cells_run_outside_the_batches_and_a_missing_effort_is_named():
+    config = default_config()
+    systems = config["judges"]["systems"]
+    systems["ai_scientist"] = {"models": ["gpt-5.4"], "setups": ["human-only"]}
+    grid = judges_grid(config, REGISTRY)
+    [cell] = [c for c in grid.cells if c.change == "ai_scientist"]
+    assert (cell.model, cell.format, cell.setup, cell.batched) == (
+        "gpt-5.4", "pointwise", "human-only", False
+    )  # fmt: skip
+    assert ("sample", "gpt-5.4", "cells") not in grid.batches()
+    systems["ai_scientist"]["effort"] = "max"
+    with pytest.raises(ValueError, match="ai_scientist.effort: gpt-5.4 has no reasoning effort"):
+        judges_grid(config, REGISTRY)
