@@ -55,6 +55,7 @@ from noveval.plan import (
     request_tokens,
     text_tokens,
 )
+from noveval.preflight import searches_literature, semantic_scholar_key_check
 from noveval.registry import load_registry
 from noveval.reproduction import report
 
@@ -372,3 +373,11 @@ def test_its_cells_run_outside_the_batches_and_a_missing_effort_is_named():
     systems["ai_scientist"]["effort"] = "max"
     with pytest.raises(ValueError, match="ai_scientist.effort: gpt-5.4 has no reasoning effort"):
         judges_grid(config, REGISTRY)
+
+
+def test_preflight_asks_for_the_semantic_scholar_key_of_the_check():
+    config = {"judges": {"changes": ["reference"], "systems": {"ai_scientist": {}}}}
+    assert searches_literature(config)
+    check = semantic_scholar_key_check(searches_literature(config), {})
+    assert not check.ok and "the AI-Scientist check" in check.detail
+    assert not searches_literature({"judges": {"changes": ["reference"], "systems": {}}})
