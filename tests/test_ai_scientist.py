@@ -356,6 +356,7 @@ def test_the_plan_prices_every_round_of_every_idea_and_its_searches():
     assert (searches.ideas, searches.searches) == (300, 600)
     assert searches.hours == pytest.approx(600 / 3600)
     row = plan_table([workload], REGISTRY, 16, settings).iloc[0]
+    assert (row["rule"], row["jobs"]) == ("judges_ai_scientist", 1)
     tokens = (workload.input_tokens * 2.5 + workload.output_tokens * 15.0) / 1e6
     assert row["api_cost_usd"] == pytest.approx(tokens, abs=0.01)
 

@@ -200,7 +200,8 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
     }  # fmt: skip
     # the AI-Scientist check at its most: 299 + 308 ideas x 10 rounds, one search a round
     check = judges[(judges["model"] == "gpt-5.4") & (judges["step"] == "ai_scientist")].iloc[0]
-    assert check["requests"] == 6070 and check["web_searches"] == 0
+    assert (check["requests"], check["web_searches"], check["jobs"]) == (6070, 0, 2)
+    assert check["rule"] == "judges_ai_scientist"
     assert check["api_cost_usd"] > 0
     markdown = (paper_grid.plan / "compute_plan.md").read_text()
     assert "AI-Scientist check: at most 12,140 Semantic Scholar searches" in markdown

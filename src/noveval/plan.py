@@ -394,7 +394,7 @@ def ai_scientist_workload(
         track="judges",
         dataset=cell["dataset"],
         model=cell["model"],
-        batch=cell["change"],
+        batch=f"{cell['change']}/{cell['setup']}",  # one job per cell
         step=cell["change"],
         strategy=f"{cell['format']}/{cell['setup']}",
         perturbation="none",
@@ -566,7 +566,8 @@ PLAN_COLUMNS = [
 
 
 # The inference rule of a track whose calls are not rule infer's.
-RULES = {"construction": "construction_judges_infer"}
+# the rules that send a track's or a step's calls where not the engine's inference rule
+RULES = {"construction": "construction_judges_infer", "ai_scientist": "judges_ai_scientist"}
 
 
 def plan_table(
@@ -589,7 +590,9 @@ def plan_table(
                 **asdict(workload),
                 "engine": spec.engine,
                 "estimate": settings.estimate(spec.name, workload.track),
-                "rule": RULES.get(workload.track, INFERENCE_RULES[spec.engine]),
+                "rule": RULES.get(
+                    workload.step, RULES.get(workload.track, INFERENCE_RULES[spec.engine])
+                ),
                 "gpus_per_job": spec.gpus,
                 "gpu_model": spec.gpu_model or "",
                 "startup_hours": startup_hours(spec, settings),
