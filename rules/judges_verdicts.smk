@@ -1,4 +1,12 @@
+from noveval.judges import ai_scientist
 from noveval.judges.summary import local_compute
+from noveval.weights import weights_inputs
+
+AI_SCIENTIST = config["judges"]["systems"].get("ai_scientist") or {}
+AI_SCIENTIST_UPSTREAM = {
+    "novelty_checker": f"{RESULTS}/downloads/upstream/novelty_checker",
+    "judges": JUDGE_UPSTREAM,
+}
 
 
 # The judge track's verdicts per cell and metrics per dataset and format.
@@ -24,6 +32,58 @@ rule judges_verdicts:
         ),
     script:
         "../scripts/judges_verdicts.py"
+
+
+# AI-Scientist's novelty check: each idea's rounds (the model's calls through its journal, the
+# Semantic Scholar searches through the cached client) on the submitting host, which reaches the
+# search API; the cell's verdicts and a transcript of its rounds.
+rule judges_ai_scientist:
+    input:
+        instances=f"{RESULTS}/judges/{{dataset}}/pointwise/{{setup}}/instances.parquet",
+        weights=lambda wildcards: weights_inputs(
+            REGISTRY.model(wildcards.model), RESULTS
+        ),
+        upstream=(
+            [
+                f"{AI_SCIENTIST_UPSTREAM['novelty_checker']}/{ai_scientist.PROMPTS}",
+                f"{JUDGE_UPSTREAM}/{ai_scientist.CHECK}",
+            ]
+            if config["judges"]["prompts"] == "authors"
+            else []
+        ),
+    output:
+        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/ai_scientist/verdicts.parquet",
+        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/ai_scientist/transcript.jsonl",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/ai_scientist/check.log",
+    localrule: True
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version(
+            "noveval.judges.ai_scientist",
+            step="noveval.judges.steps",
+            data=("prompts/judges",),
+        ),
+        registry=config["registry"],
+        decoding=config["decoding"],
+        settings={
+            **ai_scientist.system_settings(AI_SCIENTIST),
+            "max_tokens": config["judges"]["max_tokens"],
+            "all_failed": config["judges"]["all_failed"],
+        },
+        upstream_roots=(
+            AI_SCIENTIST_UPSTREAM if config["judges"]["prompts"] == "authors" else None
+        ),
+        semantic_scholar=config["literature"]["semantic_scholar"],
+        search_cache=f"{RESULTS}/literature/semantic_scholar",
+        journals=CACHE,
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
+    script:
+        "../scripts/judges_ai_scientist.py"
+
+
+ruleorder: judges_ai_scientist > judges_verdicts
 
 
 rule judges_metrics:

@@ -241,7 +241,8 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
     with the motivating figure. The retrieval cells' related work comes from the assisted
     literature search: SmolLM2 writes the queries (2 per idea), the loopback Semantic Scholar
     answers them. The agentic judge (gpt-5.6-sol on the loopback server, which searches once per
-    call) judges the 2 ideas.
+    call) judges the 2 ideas, and so does the AI-Scientist check with SmolLM2 in one round
+    (searching the loopback Semantic Scholar where its answer asks).
     """
     folder = tmp_path_factory.mktemp("embedded")
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
@@ -260,7 +261,10 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
         rewrite_max_tokens=128,
         bootstrap={"resamples": 200, "seed": 42},
         motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
-        systems={"agentic": {"models": ["gpt-5.6-sol"]}},
+        systems={
+            "agentic": {"models": ["gpt-5.6-sol"]},
+            "ai_scientist": {"models": ["smollm2-135m"], "rounds": 1, "cutoff": "2025-03-01"},
+        },
     )
     config["judges"]["retrieval"].update(
         search="semantic_scholar", model="smollm2-135m", max_tokens=96, n_queries=2,

@@ -84,6 +84,7 @@ import itertools
 import json
 import re
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 INPUT_TOKENS = 1000
@@ -865,6 +866,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._messages(body)
         reply = answer(body)
         text = self.server.answers.get(body.get("model"))
+        if callable(text):
+            text = text(body)
         if text is not None and self.path == "/v1/chat/completions":
             reply["choices"][0]["message"]["content"] = text
         self._reply(200, reply)
@@ -947,7 +950,9 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.cache: set = set()  # prompt-cache prefixes written so far
         self.unknown: set[str] = set()  # model ids the providers answer with a 404
         self.key: str | None = None  # the key a local server demands (None: none)
-        self.answers: dict[str, str] = {}  # model id -> its chat completions answer (else ANSWER)
+        # model id -> its chat completions answer, or a function of the request body giving it
+        # (else ANSWER)
+        self.answers: dict[str, str | Callable[[dict], str]] = {}
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def base_url(self, api: str) -> str:

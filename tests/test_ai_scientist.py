@@ -7,15 +7,27 @@ copy of the Idea Novelty Checker where there is one.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
+import pandas as pd
 import pytest
-from conftest import REPO, S2_TEST_KEY, SHARED_DATA, shared_file, unavailable
+from conftest import (
+    LOOPBACK_KEY,
+    REPO,
+    S2_TEST_KEY,
+    SHARED_DATA,
+    loopback_registry,
+    shared_file,
+    unavailable,
+)
 from loopback_api import ANSWER
+from test_judges_systems import default_config
 
 from noveval.engines.client import ClientSettings
 from noveval.engines.journal import Journal
 from noveval.engines.servers import serve
+from noveval.judges.aggregation import FAILED
 from noveval.judges.ai_scientist import (
     SEARCH_FIELDS,
     Check,
@@ -27,11 +39,28 @@ from noveval.judges.ai_scientist import (
     read_turn,
     run_checks,
     searcher,
+    system_settings,
 )
+from noveval.judges.grid import judges_grid
+from noveval.judges.instances import load_release, write_instances
+from noveval.judges.steps import ai_scientist_check
+from noveval.judges.summary import metrics_table
 from noveval.literature.semantic_scholar import SemanticScholar
+from noveval.plan import (
+    PlanSettings,
+    ai_scientist_searches,
+    judges_workloads,
+    output_tokens_per_call,
+    plan_table,
+    request_tokens,
+    text_tokens,
+)
+from noveval.preflight import searches_literature, semantic_scholar_key_check
 from noveval.registry import load_registry
+from noveval.reproduction import report
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
+SAMPLE = REPO / "data" / "sample" / "judges" / "human-only"
 
 PROMPTS = Prompts(
     system="Decide within {num_rounds} rounds.",
@@ -144,7 +173,7 @@ def test_rounds_go_through_the_request_layer_and_a_rerun_sends_no_call(
             with serve(pointed, tmp_path / "serve.log") as endpoint:
                 return run_checks(
                     ideas, spec, endpoint, journal, ClientSettings(2, 30, 1),
-                    lambda query: [], PROMPTS, 2, decoding,
+                    lambda instance_id, query: [], PROMPTS, 2, decoding,
                 )  # fmt: skip
 
     sent_before = len(loopback.bodies)
@@ -179,3 +208,177 @@ def test_a_round_searches_the_s2_stand_in_without_the_ideas_own_paper(loopback_s
     )  # fmt: skip
     assert params["publicationDateOrYear"] == ":2025-03-01" and params["limit"] == "10"
     assert params["fields"].split(",") == SEARCH_FIELDS
+
+
+def scripted_answer(body: dict) -> str:
+    """The loopback model's answers: the tokenizer idea searches, then decides novel; the
+    question-answering idea decides not novel at once; any other idea neither decides nor
+    searches."""
+    users = [m["content"] for m in body["messages"] if m["role"] == "user"]
+    if "fixed tokenizer" in users[0]:
+        if len(users) == 1:
+            return 'RESPONSE:\n```json\n{"Query": "byte-level language models"}\n```'
+        return "THOUGHT: nothing close. Decision made: novel."
+    if "question answering" in users[0]:
+        return "Decision made: not novel."
+    return "I cannot tell."
+
+
+def test_a_cell_checks_its_ideas_and_a_rerun_calls_and_searches_nothing(
+    loopback, loopback_s2, tmp_path, monkeypatch
+):
+    """Three sample ideas (labels 1, 0, 1) with gpt-4o on the loopback provider and the S2
+    stand-in, at most 3 rounds: the first searches once and decides novel in round 2, the second
+    decides not novel in round 1, the third never decides (3 garbled rounds: wrong, as the
+    authors score it). 6 calls at 1,000 x $2.5 + 200 x $10 per million = $0.0045 each;
+    macro-F1 (2/3 + 1) / 2."""
+    for name, value in {**LOOPBACK_KEY, **S2_TEST_KEY}.items():
+        monkeypatch.setenv(name, value)
+    loopback.answers["gpt-4o-2024-08-06"] = scripted_answer
+    registry = loopback_registry(tmp_path / "models.yaml", loopback, "gpt-4o")
+    table = load_release(SAMPLE / "pointwise.yaml", "human-only", "pointwise").head(3)
+    write_instances(table, tmp_path / "instances.parquet")
+    cell = {"dataset": "tiny", "model": "gpt-4o", "setup": "human-only", "change": "ai_scientist"}
+    settings = {"rounds": 3, "effort": "high", "cutoff": "2025-03-01", "max_tokens": 64}
+    out = tmp_path / "cell"
+
+    def check():
+        ai_scientist_check(
+            str(tmp_path / "instances.parquet"), cell, str(registry),
+            {"temperature": 0.0, "seed": 0}, {**settings, "all_failed": "wrong"},
+            {"concurrency": 2, "request_timeout_s": 30, "max_retries": 1,
+             "server_start_timeout_s": 30},
+            {"base_url": loopback_s2.base_url, "requests_per_second": 0.9},
+            str(tmp_path / "s2"), str(tmp_path / "journals"), str(out / "verdicts.parquet"),
+            str(out / "transcript.jsonl"), str(tmp_path / "check.log"),
+        )  # fmt: skip
+        return pd.read_parquet(out / "verdicts.parquet"), [
+            json.loads(line) for line in (out / "transcript.jsonl").read_text().splitlines()
+        ]
+
+    sent, searched = len(loopback.bodies), len(loopback_s2.requests)
+
+    def answered_searches():  # a request turned away by the stand-in's rate is retried
+        return [query for _, query, status in loopback_s2.requests[searched:] if status == 200]
+
+    verdicts, rounds = check()
+    assert len(loopback.bodies) - sent == 6 and len(answered_searches()) == 1
+    assert verdicts[["label", "verdict", "n_calls", "n_failed"]].values.tolist() == [
+        [1, 1, 2, 0],
+        [0, 0, 1, 0],
+        [1, FAILED, 3, 3],
+    ]
+    assert verdicts["cost_usd"].sum() == pytest.approx(6 * 0.0045)
+    assert set(verdicts["change"]) == {"ai_scientist"}
+    first = [r for r in rounds if r["instance_id"] == verdicts["instance_id"][0]]
+    assert [(r["round"], r["did"]) for r in first] == [
+        (1, "searched 'byte-level language models'"),
+        (2, "decided novel"),
+    ]
+    assert "Byte-Level Language Models" in first[0]["found"]
+    shown = [b for _, _, b in loopback.bodies[sent:] if len(b["messages"]) == 4][0]
+    assert "Byte-Level Language Models" in shown["messages"][3]["content"]
+    assert shown["messages"][0]["content"].startswith("You check whether a research idea")
+    row = metrics_table(verdicts, "pointwise", 50, 0).iloc[0]
+    assert (row["n_calls"], row["n_failed_calls"]) == (6, 3)
+    assert row["macro_f1"] == pytest.approx((2 / 3 + 1) / 2)
+    assert row["cost_usd"] == pytest.approx(6 * 0.0045)
+    again, rerun_rounds = check()
+    assert len(loopback.bodies) - sent == 6 and len(answered_searches()) == 1
+    pd.testing.assert_frame_equal(again, verdicts)
+    assert rerun_rounds == rounds
+
+
+def test_the_system_settings_default_to_the_authors_run_config():
+    assert system_settings({"models": ["gpt-5.4"]}) == {
+        "rounds": 10,
+        "effort": "high",
+        "cutoff": None,
+    }
+    assert system_settings({"models": ["gpt-5.4"], "rounds": 1})["rounds"] == 1
+
+
+def test_its_published_rows_are_compared_but_never_as_equal():
+    """The paper grid runs the cost-efficiency figure's AI-Scientist rows; even an equal value is
+    not comparable: the run's Semantic Scholar searches are not the authors'."""
+    config = default_config("paper.yaml")
+    grid = report.configured(config)["judges"]
+    assert "ai_scientist" in grid["changes"] and "claude-opus-4-6" in grid["models"]
+    rows = [
+        row
+        for row in report.published("judges").itertuples(index=False)
+        if row.change == "ai_scientist"
+    ]
+    assert len(rows) == 8 and not any(row.not_run_reason for row in rows)
+    row = next(r for r in rows if r.model == "gpt-5.4" and r.metric == "macro_f1")
+    cell = {"model": "gpt-5.4", "setup": row.setup, "change": "ai_scientist"}
+    metrics = pd.DataFrame(
+        [cell | {"macro_f1": row.paper_value, "n_calls": 900, "n_failed_calls": 0}]
+    ).assign(substitutes_for=None)
+    paper = report.paper_conditions(
+        REPO / "config" / "config.yaml",
+        REPO / "config" / "paper.yaml",
+        REPO / "config" / "schemas" / "config.schema.yaml",
+        REPO / "config" / "models.yaml",
+    )
+    ours = report.conditions(config, REGISTRY)
+    assert ours["judges"]["ai_scientist"] | {"search": None} == {
+        "rounds": 10, "effort": "high", "cutoff": "2025-03-01", "search": None,
+    }  # fmt: skip
+    basis = {"run": ours, "paper": paper, "limits": {"max_empty_share": 1, "max_failed_share": 1}}
+    result = report.judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, basis)
+    assert result["verdict"] == "not comparable"
+    assert "ai_scientist.search" in result["reason"] and "authors' run" in result["reason"]
+
+
+def test_the_plan_prices_every_round_of_every_idea_and_its_searches():
+    """300 declared ideas at 2 rounds: 600 calls; an idea's second call carries the first
+    round's message, 10 shown papers of 300 tokens and the first answer on top of the opening
+    call (prompts rendered from the shipped sample); one search a round at 1 a second."""
+    settings = PlanSettings()
+    config = default_config()
+    judges = {**config["judges"], "systems": {"ai_scientist": {"models": ["gpt-5.4"], "rounds": 2}}}
+    missing = "nowhere/pointwise.yaml"
+    cell = {"dataset": "d", "model": "gpt-5.4", "format": "pointwise", "setup": "s"}
+    [workload] = judges_workloads(
+        [cell | {"change": "ai_scientist"}], {"d": {"s": {"pointwise": missing}}},
+        {missing: 300}, judges, config["decoding"], REGISTRY, None, settings,
+    )  # fmt: skip
+    prompts = Prompts.builtin()
+    sample = load_release(SAMPLE / "pointwise.yaml", "s", "pointwise")
+    firsts = [Check(idea[0], 2).messages(prompts) for idea in sample["ideas"]]
+    opening = sum(request_tokens(json.dumps(chat), settings) for chat in firsts) / len(firsts)
+    answer = output_tokens_per_call(REGISTRY.model("gpt-5.4"), judges["max_tokens"], settings)
+    round_message = opening - text_tokens(prompts.system, settings)
+    assert (workload.calls, workload.output_tokens, workload.stand_in) == (600, 600 * answer, True)
+    assert workload.input_tokens == round(300 * (2 * opening + round_message + 3000 + answer))
+    searches = ai_scientist_searches([workload], judges, {"semantic_scholar": {}})
+    assert (searches.ideas, searches.searches) == (300, 600)
+    assert searches.hours == pytest.approx(600 / 3600)
+    row = plan_table([workload], REGISTRY, 16, settings).iloc[0]
+    assert (row["rule"], row["jobs"]) == ("judges_ai_scientist", 1)
+    tokens = (workload.input_tokens * 2.5 + workload.output_tokens * 15.0) / 1e6
+    assert row["api_cost_usd"] == pytest.approx(tokens, abs=0.01)
+
+
+def test_its_cells_run_outside_the_batches_and_a_missing_effort_is_named():
+    config = default_config()
+    systems = config["judges"]["systems"]
+    systems["ai_scientist"] = {"models": ["gpt-5.4"], "setups": ["human-only"]}
+    grid = judges_grid(config, REGISTRY)
+    [cell] = [c for c in grid.cells if c.change == "ai_scientist"]
+    assert (cell.model, cell.format, cell.setup, cell.batched) == (
+        "gpt-5.4", "pointwise", "human-only", False
+    )  # fmt: skip
+    assert ("sample", "gpt-5.4", "cells") not in grid.batches()
+    systems["ai_scientist"]["effort"] = "max"
+    with pytest.raises(ValueError, match="ai_scientist.effort: gpt-5.4 has no reasoning effort"):
+        judges_grid(config, REGISTRY)
+
+
+def test_preflight_asks_for_the_semantic_scholar_key_of_the_check():
+    config = {"judges": {"changes": ["reference"], "systems": {"ai_scientist": {}}}}
+    assert searches_literature(config)
+    check = semantic_scholar_key_check(searches_literature(config), {})
+    assert not check.ok and "the AI-Scientist check" in check.detail
+    assert not searches_literature({"judges": {"changes": ["reference"], "systems": {}}})

@@ -76,15 +76,24 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
     per_model = Counter(cell.model for cell in grid.cells)
     # 12 (setup, format) files, 7 of them pairwise: reference, P1, P2, no_aggregation on 12;
     # P3-P5 on 7; low_reasoning on 12 where the model has 'low'; purpose_mechanism on the 4 with
-    # _plan files, P3-P5 on the 2 pairwise ones of them; retrieval on 12; and the agentic judge
-    # on the Human+Generated ideas
+    # _plan files, P3-P5 on the 2 pairwise ones of them; retrieval on 12; the agentic judge
+    # on the Human+Generated ideas; the AI-Scientist check with gpt-5.4 and claude-opus-4-6 on
+    # both pointwise files
     assert per_model == {m: 103 for m in BACKBONES if m != "claude-sonnet-4-5"} | {
-        "claude-sonnet-4-5": 91, "gpt-5.6-sol": 1
+        "claude-sonnet-4-5": 91, "gpt-5.6-sol": 1, "gpt-5.4": 105, "claude-opus-4-6": 105
     }  # fmt: skip
     changes = {cell.change for cell in grid.cells}
     assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "retrieval",
                        "purpose_mechanism", "no_aggregation", "P3+purpose_mechanism",
-                       "P4+purpose_mechanism", "P5+purpose_mechanism", "agentic"}  # fmt: skip
+                       "P4+purpose_mechanism", "P5+purpose_mechanism", "agentic",
+                       "ai_scientist"}  # fmt: skip
+    checks = [cell for cell in grid.cells if cell.change == "ai_scientist"]
+    assert not any(cell.batched for cell in checks)  # its own rule, no inference batch
+    assert not any(
+        "/ai_scientist/" in path
+        for model in ("gpt-5.4", "claude-opus-4-6")
+        for path in grid.batch_requests("results", "novelty-eval", model, "cells")
+    )
     assert not [line for line in grid.omitted if "/retrieval:" in line]
     assert grid.search_model == "claude-opus-4-6" and len(grid.searches("novelty-eval")) == 12
     setups = {cell.setup for cell in grid.cells}
@@ -164,6 +173,10 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
     assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 91 + 79 + 1)
     assert "novelty-eval/gpt-5.6-sol/pointwise/human-plus-generated/agentic/verdicts" in planned
+    assert jobs["judges_ai_scientist"] == "4"  # 2 backbones x 2 pointwise files
+    for model in ("gpt-5.4", "claude-opus-4-6"):
+        for setup in ("human-only", "human-plus-generated"):
+            assert f"novelty-eval/{model}/pointwise/{setup}/ai_scientist/transcript" in planned
     for model in BACKBONES:
         for change in (
             *("reference", "P1", "P2", "P3", "P4", "P5"),
@@ -183,8 +196,15 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
     assert agentic["api_cost_usd"] > 308 * 5 * 10 / 1e3  # the searches and the tokens
     assert set(judges[judges["model"] == "gpt-5.4"]["step"]) == {
         "reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "purpose_mechanism",
-        "P3+purpose_mechanism", "P4+purpose_mechanism", "P5+purpose_mechanism",
+        "P3+purpose_mechanism", "P4+purpose_mechanism", "P5+purpose_mechanism", "ai_scientist",
     }  # fmt: skip
+    # the AI-Scientist check at its most: 299 + 308 ideas x 10 rounds, one search a round
+    check = judges[(judges["model"] == "gpt-5.4") & (judges["step"] == "ai_scientist")].iloc[0]
+    assert (check["requests"], check["web_searches"], check["jobs"]) == (6070, 0, 2)
+    assert check["rule"] == "judges_ai_scientist"
+    assert check["api_cost_usd"] > 0
+    markdown = (paper_grid.plan / "compute_plan.md").read_text()
+    assert "AI-Scientist check: at most 12,140 Semantic Scholar searches" in markdown
     # both tracks: a subtotal per track, then the total of both
     subtotal = table[(table["track"] == "judges") & (table["model"] == "all")].iloc[0]
     assert subtotal["requests"] == judges["requests"].sum()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 import yaml
@@ -14,6 +16,8 @@ from conftest import (
     tiny_judges_release,
     write_yaml,
 )
+
+from noveval.judges.aggregation import TIE
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
 
@@ -53,7 +57,8 @@ def test_judge_grid_end_to_end(embedded_run):
     assert set(pairwise["change"]) == {
         "reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"}  # fmt: skip
     assert set(pointwise["change"]) == {
-        "reference", "retrieval", "purpose_mechanism", "no_aggregation", "agentic"}  # fmt: skip
+        "reference", "retrieval", "purpose_mechanism", "no_aggregation", "agentic",
+        "ai_scientist"}  # fmt: skip
     assert (pairwise["n_instances"] == 2).all() and (pointwise["n_instances"] == 2).all()
     reference = pairwise.set_index("change").loc["reference"]
     assert reference["n_calls"] == 4 and reference["flip_rate"] == 0
@@ -189,3 +194,27 @@ def test_ideation_comparison_reuses_generations_and_reports_flips(tmp_path, prox
     assert "| smollm2-135m | " in report and f"| {MODEL} |" in report
     assert report.count("\n| smollm2-135m") == 2  # reference and P3
     assert (out / "d_minus_sources.png").stat().st_size > 5_000
+
+
+def test_the_ai_scientist_check_runs_its_round_and_its_cost_counts(embedded_run):
+    """SmolLM2 in one round on the 2 ideas: 2 calls through its journal, none in an inference
+    batch; a verdict only where the answer decides (else a tie), its rounds in the transcript,
+    its searches and cost in the log and the metrics."""
+    out = embedded_run.results / "judges" / "tiny"
+    metrics = pd.read_csv(out / "pointwise" / "metrics.csv")
+    check = metrics[metrics["change"] == "ai_scientist"].set_index("model").loc["smollm2-135m"]
+    assert (check["n_instances"], check["n_calls"]) == (2, 2)
+    assert 0 <= check["n_failed_calls"] <= 2 and check["cost_usd"] >= 0
+    cell = out / "smollm2-135m" / "pointwise" / "human-plus-generated" / "ai_scientist"
+    verdicts = pd.read_parquet(cell / "verdicts.parquet")
+    assert set(verdicts["verdict"]) <= {0, 1, TIE} and verdicts["n_calls"].tolist() == [1, 1]
+    rounds = [json.loads(line) for line in (cell / "transcript.jsonl").read_text().splitlines()]
+    assert [r["round"] for r in rounds] == [1, 1]
+    assert not (cell / "requests.parquet").exists()
+    batch = pd.read_parquet(out / "smollm2-135m" / "responses" / "cells.parquet")
+    assert not batch["cell"].str.contains("ai_scientist").any()
+    log = embedded_run.results / "logs" / "judges" / "tiny" / "smollm2-135m" / "pointwise"
+    assert (
+        "Semantic Scholar searches"
+        in (log / "human-plus-generated" / "ai_scientist" / "check.log").read_text()
+    )

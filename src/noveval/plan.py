@@ -12,7 +12,10 @@ published costs (``noveval.judges.calibration``), capped at ``judges.max_tokens`
 GPUs x (startup + output tokens / throughput) per job, with the registry's
 ``throughput_tokens_per_s``; prefill is neglected (an order of magnitude faster). A call with
 the hosted web search (the agentic judge) is assumed to search ``web_searches_per_call`` times,
-each priced at the registry's ``price_per_thousand_web_searches``.
+each priced at the registry's ``price_per_thousand_web_searches``. The AI-Scientist check is
+planned at its most: every idea runs all its rounds, each searching Semantic Scholar once, round
+r's call carrying the r rounds' messages, ``FOUND_PAPER_TOKENS`` for each paper of the r - 1
+searches shown and the r - 1 earlier answers.
 
 A model the pilot measured (``plan.measured``, ``noveval.measured``) has its measured output
 tokens per call (per track), throughput and server start in place of these assumptions.
@@ -30,11 +33,12 @@ import pandas as pd
 
 from noveval.batches import CELLS, PARAPHRASE, SEARCH_CONTRIBUTIONS, SEARCH_QUERIES
 from noveval.datasets import release_files
+from noveval.judges import ai_scientist
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import Calibration, calibrate
-from noveval.judges.grid import DERIVED, release_kind, split_change
+from noveval.judges.grid import DERIVED, LOOPED, release_kind, split_change
 from noveval.judges.prompts import TOOLS, calls_of, judge_requests
 from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
 from noveval.literature.assisted_search import AssistedSearchPrompts
@@ -308,6 +312,13 @@ def judges_workloads(
         if source not in loaded:
             loaded[source] = judge_instances.load_release(source, cell["setup"], cell["format"])
         count = len(loaded[source]) if available else declared[path]
+        if change in LOOPED:
+            workloads.append(
+                ai_scientist_workload(
+                    cell, loaded[source], count, judges, registry, settings, not available
+                )
+            )
+            continue
         if (source, cell["change"]) not in per_call:
             rows = judge_requests(
                 loaded[source].to_dict("records"),
@@ -346,6 +357,76 @@ def judges_workloads(
             )
         )
     return workloads
+
+
+# One found paper as the AI-Scientist check shows it (title, authors, venue, citations and an
+# abstract of about 200 words), in tokens: an assumption.
+FOUND_PAPER_TOKENS = 300
+
+
+def ai_scientist_workload(
+    cell: dict,
+    ideas: pd.DataFrame,
+    count: int,
+    judges: dict,
+    registry: Registry,
+    settings: PlanSettings,
+    stand_in: bool,
+) -> Workload:
+    """The AI-Scientist cell's calls at their most: ``count`` ideas x the system's rounds, the
+    prompt growing by a round's message, its shown papers and an answer each round (the
+    builtin messages, rendered for ``ideas``; see the module docstring)."""
+    rounds = ai_scientist.system_settings(judges["systems"]["ai_scientist"])["rounds"]
+    spec = registry.model(cell["model"])
+    answer = output_tokens_per_call(spec, judges["max_tokens"], settings, "judges")
+    prompts = ai_scientist.Prompts.builtin()
+    first = [
+        ai_scientist.Check(row["ideas"][0], rounds).messages(prompts)
+        for row in ideas.to_dict("records")
+    ]
+    opening = sum(request_tokens(json.dumps(chat), settings) for chat in first) / len(first)
+    shown = ai_scientist.RESULTS_PER_QUERY * FOUND_PAPER_TOKENS
+    per_idea = sum(
+        opening + (r - 1) * (opening - text_tokens(prompts.system, settings) + shown + answer)
+        for r in range(1, rounds + 1)
+    )
+    return Workload(
+        track="judges",
+        dataset=cell["dataset"],
+        model=cell["model"],
+        batch=f"{cell['change']}/{cell['setup']}",  # one job per cell
+        step=cell["change"],
+        strategy=f"{cell['format']}/{cell['setup']}",
+        perturbation="none",
+        papers=count,
+        calls=count * rounds,
+        input_tokens=round(count * per_idea),
+        output_tokens=count * rounds * answer,
+        stand_in=stand_in,
+    )
+
+
+def ai_scientist_searches(
+    workloads: list[Workload], judges: dict, literature: dict | None
+) -> LiteratureSearches | None:
+    """The AI-Scientist cells' Semantic Scholar searches at their most (one per round), and
+    their time at the API's rate (a rerun answers them from the cache)."""
+    ideas = sum(w.papers for w in workloads if w.step in LOOPED)
+    if not ideas:
+        return None
+    rounds = ai_scientist.system_settings(judges["systems"]["ai_scientist"])["rounds"]
+    rate = ((literature or {}).get("semantic_scholar") or {}).get("requests_per_second", 1.0)
+    return literature_searches(ideas, rounds, rate)
+
+
+def ai_scientist_note(searches: LiteratureSearches) -> str:
+    """The plan's line on the AI-Scientist check's searches."""
+    return (
+        f"AI-Scientist check: at most {searches.searches:,} Semantic Scholar searches (one per "
+        f"round) for {searches.ideas:,} ideas over its cells, about {searches.hours:.1f} h at "
+        "the API's rate on the submitting host (cached: a rerun makes none); its calls are "
+        "planned at every round of every idea, an upper bound."
+    )
 
 
 @dataclass(frozen=True)
@@ -485,7 +566,8 @@ PLAN_COLUMNS = [
 
 
 # The inference rule of a track whose calls are not rule infer's.
-RULES = {"construction": "construction_judges_infer"}
+# the rules that send a track's or a step's calls where not the engine's inference rule
+RULES = {"construction": "construction_judges_infer", "ai_scientist": "judges_ai_scientist"}
 
 
 def plan_table(
@@ -508,7 +590,9 @@ def plan_table(
                 **asdict(workload),
                 "engine": spec.engine,
                 "estimate": settings.estimate(spec.name, workload.track),
-                "rule": RULES.get(workload.track, INFERENCE_RULES[spec.engine]),
+                "rule": RULES.get(
+                    workload.step, RULES.get(workload.track, INFERENCE_RULES[spec.engine])
+                ),
                 "gpus_per_job": spec.gpus,
                 "gpu_model": spec.gpu_model or "",
                 "startup_hours": startup_hours(spec, settings),
@@ -950,7 +1034,7 @@ def compute_plan(
         found = all((Path(upstream_root) / name).is_file() for name in AUTHORS_FILES)
         authors = AuthorsPrompts(Path(upstream_root)) if found else None
         prompts = "authors" if found else "stand-in"
-    calibration, output_tokens, searched = None, pd.DataFrame(), None
+    calibration, output_tokens, searched, looped = None, pd.DataFrame(), None, None
     if judge_cells:
         judge_workloads = judges_workloads(
             judge_cells, judge_files, judge_declared, judges, decoding, registry, authors, settings
@@ -967,6 +1051,7 @@ def compute_plan(
         searched = _searches(judge_workloads, judges, literature, registry, upstream_root, settings)
         if searched:
             workloads += searched[0]
+        looped = ai_scientist_searches(judge_workloads, judges, literature)
     if construction:
         # Imported here: the construction's plan builds on this module's workloads.
         from noveval.construction.judge_plan import construction_workloads
@@ -984,6 +1069,8 @@ def compute_plan(
     notes = plan_notes(table, workloads, settings, decoding, prompts, calibration)
     if searched:
         notes += "\n- " + literature_note(searched[1])
+    if judge_cells and looped:
+        notes += "\n- " + ai_scientist_note(looped)
     if novbench_construction:
         from noveval.construction.novbench_plan import construction_note
 

@@ -350,16 +350,19 @@ def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Check:
     return Check(
         name,
         found,
-        f"{'set' if found else 'not set'}, for Semantic Scholar (judges.retrieval.search); "
+        f"{'set' if found else 'not set'}, for Semantic Scholar (judges.retrieval.search, the "
+        "AI-Scientist check); "
         "without it the API's shared anonymous limit applies",
     )
 
 
 def searches_literature(config: dict) -> bool:
-    """Whether the judges' grid runs the retrieval change through Semantic Scholar."""
+    """Whether the judges' grid searches Semantic Scholar: the retrieval change through it, or
+    the AI-Scientist check."""
     judges = config.get("judges") or {}
     search = (judges.get("retrieval") or {}).get("search")
-    return "retrieval" in (judges.get("changes") or []) and search == "semantic_scholar"
+    retrieval = "retrieval" in (judges.get("changes") or []) and search == "semantic_scholar"
+    return retrieval or "ai_scientist" in (judges.get("systems") or {})
 
 
 def published_cells(model: str) -> list[tuple[str, str]]:

@@ -14,7 +14,12 @@ rounds is no verdict (their runner: no prediction, scored as wrong). A call that
 uses up its round without an exchange, as their loop's exception path does.
 
 Every call goes through the request layer and the model's journal, one round of all open ideas
-at a time: a rerun sends no call the journal has answered and replays the same turns.
+at a time: a rerun sends no call the journal has answered and replays the same turns. Each
+instance's verdict is its decision; no decision is no verdict (``all_failed``: a tie, or wrong
+as the authors score it).
+
+In the builtin mode the messages are the project's own (``prompts/judges/ai_scientist.yaml``),
+with the same markers, JSON key and placeholders.
 """
 
 from __future__ import annotations
@@ -31,17 +36,20 @@ from noveval.chat_requests import build_request
 from noveval.engines.client import ClientSettings, send_requests
 from noveval.engines.journal import Journal, read_records
 from noveval.engines.providers import Endpoint
+from noveval.judges.aggregation import FAILED, TIE
 from noveval.judges.authors import module_constant
 from noveval.judges.prompts import call_item_id
 from noveval.literature.leakage import cutoff_filter, without_leakage
 from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.registry import ModelSpec
+from noveval.templates import PROMPT_DIR
 from noveval.upstream import UpstreamSource
 
 log = logging.getLogger(__name__)
 
 PROMPTS = "noveltychecker/models/ai_scientist/prompt.py"  # upstream novelty_checker
 CHECK = "src/novelty_eval/baselines/ai_scientist/check_novelty.py"  # upstream judges
+BUILTIN = PROMPT_DIR / "judges" / "ai_scientist.yaml"
 DECISIONS = {"decision made: novel": 1, "decision made: not novel": 0}
 # Their Semantic Scholar search (baselines/_shared/s2_client.py): ten papers a query with these
 # fields, the venue's cutoff as the API's filter and the idea's own paper dropped afterwards.
@@ -81,6 +89,13 @@ class Prompts:
             module_constant(checker, "novelty_prompt", PROMPTS),
             paper_line(check),
         )
+
+    @classmethod
+    def builtin(cls) -> Prompts:
+        """The project's own messages (the builtin mode)."""
+        import yaml
+
+        return cls(**yaml.safe_load(BUILTIN.read_text()))
 
 
 def paper_line(source: str) -> str:
@@ -230,13 +245,14 @@ def run_checks(
     endpoint: Endpoint,
     journal: Journal,
     settings: ClientSettings,
-    search: Callable[[str], list[dict]],
+    search: Callable[[str, str], list[dict]],
     prompts: Prompts,
     rounds: int,
     decoding: dict,
 ) -> tuple[dict[str, Check], list[dict]]:
-    """Every idea's loop (pointwise ``instances``), each turn logged; returns the checks by
-    instance and every call's journal record with its instance and round."""
+    """Every idea's loop (pointwise ``instances``), each turn logged (``search(instance_id,
+    query)``: the papers of one idea's query); returns the checks by instance and every call's
+    journal record with its instance and round."""
     checks = {i["instance_id"]: Check(i["ideas"][0], rounds) for i in instances}
     calls = []
     for round in range(rounds):
@@ -268,6 +284,78 @@ def run_checks(
                 check.fail()
                 log.info("%s round %d: call failed (%s)", instance_id, round + 1, record["error"])
                 continue
-            turn = check.answer(prompts, record["text"], search)
+            turn = check.answer(
+                prompts, record["text"], lambda query, i=instance_id: search(i, query)
+            )
             log.info("%s round %d: %s", instance_id, round + 1, describe(turn))
     return checks, calls
+
+
+def verdict_rows(
+    checks: dict[str, Check], calls: list[dict], all_failed: str = "tie"
+) -> list[dict]:
+    """One verdict per instance, with its calls' counts, tokens and cost. ``n_failed``: rounds
+    whose call failed for good or whose answer neither decided nor searched; no decision is
+    ``all_failed``'s verdict ('tie', or 'wrong': ``FAILED``)."""
+    undecided = FAILED if all_failed == "wrong" else TIE
+    rows = []
+    for instance_id, check in checks.items():
+        own = [call for call in calls if call["instance_id"] == instance_id]
+
+        def total(key: str, kind=int, own=own):
+            return sum(kind(call.get(key) or 0) for call in own)
+
+        rows.append(
+            {
+                "instance_id": instance_id,
+                "run": 0,
+                "verdict": undecided if check.decision is None else check.decision,
+                "n_calls": len(own),
+                "n_failed": sum(t.decision is None and t.query is None for t in check.turns),
+                "input_tokens": total("input_tokens"),
+                "output_tokens": total("output_tokens"),
+                "cost_usd": total("cost_usd", float),
+                "cached_input_tokens": total("cached_input_tokens"),
+                "cache_creation_tokens": total("cache_creation_tokens"),
+                "batch_calls": 0,
+                "latency_s": total("latency_s", float),
+                "web_searches": 0,  # its searches are Semantic Scholar's (the transcript)
+            }
+        )
+    return rows
+
+
+def transcript(checks: dict[str, Check], calls: list[dict], found: dict) -> list[dict]:
+    """Every round of every idea: its call (request id, error, cost), what the answer did, the
+    query searched and the titles found (``found``: (instance, query) → papers)."""
+    rows = []
+    for call in calls:
+        check = checks[call["instance_id"]]
+        turn = check.turns[call["round"] - 1]
+        rows.append(
+            {
+                "instance_id": call["instance_id"],
+                "round": call["round"],
+                "request_id": call["request_id"],
+                "error": call.get("error"),
+                "answer": call.get("text"),
+                "did": describe(turn),
+                "decision": turn.decision,
+                "query": turn.query,
+                "found": [
+                    p.get("title", "") for p in found.get((call["instance_id"], turn.query), [])
+                ],
+                "cost_usd": float(call.get("cost_usd") or 0.0),
+            }
+        )
+    return rows
+
+
+# Their run config (accuracy_test_ai_scientist.yaml): max_num_iterations 10 (the original's
+# default), reasoning effort high; the cutoff is none unless the system's entry names one.
+DEFAULTS = {"rounds": 10, "effort": "high", "cutoff": None}
+
+
+def system_settings(entry: dict) -> dict:
+    """A ``judges.systems.ai_scientist`` entry's rounds, effort and cutoff, with defaults."""
+    return {key: entry.get(key, default) for key, default in DEFAULTS.items()}

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from noveval.judges.grid import DERIVED, split_change
+from noveval.judges.grid import DERIVED, LOOPED, split_change
 from noveval.pricing import BATCH_SHARE
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,8 @@ SIBLINGS = {
     "P4": "P3",
     "P5": "P3",
 }
-NOT_CALIBRATING = {*DERIVED, "retrieval"}
+# the AI-Scientist check's rounds vary per idea: its published cost fits no tokens per call
+NOT_CALIBRATING = {*DERIVED, *LOOPED, "retrieval"}
 PRICE_SHARE = {"live": 1.0, "batch": BATCH_SHARE}
 
 

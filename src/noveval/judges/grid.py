@@ -51,6 +51,9 @@ SYSTEM_APIS = {"agentic": "responses"}  # the API a system's backbone must speak
 SYSTEM_FORMAT = "pointwise"  # the authors ran the systems on the pointwise files
 PAIRWISE_ONLY = ("P3", "P4", "P5")
 DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no requests
+# systems whose calls depend on earlier answers: run round by round by their own rule
+# (judges_ai_scientist), never in an inference batch
+LOOPED = ("ai_scientist",)
 GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
 IDEATION = "ideation-"  # stronger vs weaker generator: ideation-{stronger}-vs-{weaker}
 VERSUS = "-vs-"
@@ -135,6 +138,11 @@ class JudgeCell:
     @property
     def idea_format(self) -> str:
         return split_change(self.change)[1]
+
+    @property
+    def batched(self) -> bool:
+        """Whether the cell's calls are requests of its model's inference batch."""
+        return self.prompt_change not in (*DERIVED, *LOOPED)
 
     def folder(self, results: str) -> str:
         return (
@@ -270,15 +278,13 @@ class JudgesGrid:
         return [
             f"{cell.folder(results)}/requests.parquet"
             for cell in self.cells
-            if cell.dataset == dataset and cell.model == model and cell.prompt_change not in DERIVED
+            if cell.dataset == dataset and cell.model == model and cell.batched
         ]
 
     def batches(self) -> list[tuple[str, str, str]]:
         """Every inference job as (dataset, model, batch)."""
         jobs = dict.fromkeys(
-            (cell.dataset, cell.model, CELLS)
-            for cell in self.cells
-            if cell.prompt_change not in DERIVED
+            (cell.dataset, cell.model, CELLS) for cell in self.cells if cell.batched
         )
         for dataset in self.datasets:
             if self.rewrites(dataset):
@@ -317,7 +323,7 @@ class JudgesGrid:
             )
         total = 0
         for cell in self.cells:
-            if cell.dataset != dataset or cell.model != model or cell.prompt_change in DERIVED:
+            if cell.dataset != dataset or cell.model != model or not cell.batched:
                 continue
             each = calls_of(cell.prompt_change, calls, by_change)
             pairwise = cell.format == "pairwise"
@@ -587,6 +593,12 @@ def system_cells(
                 raise ValueError(
                     f"judges.systems.{system}: {model} speaks the {spec.api} API; the system "
                     f"needs a model of the {api} API"
+                )
+            effort = entry.get("effort")
+            if effort and spec.effort_levels and effort not in spec.effort_levels:
+                raise ValueError(
+                    f"judges.systems.{system}.effort: {model} has no reasoning effort '{effort}' "
+                    f"(registry effort_levels: {', '.join(spec.effort_levels)})"
                 )
             cells += [
                 JudgeCell(dataset, model, SYSTEM_FORMAT, setup, system)

@@ -12,7 +12,9 @@ from noveval.judges.authors import AuthorsPrompts, related_text
 from noveval.registry import ModelSpec
 from noveval.templates import render
 
-SYSTEMS = ("agentic",)  # judges built for novelty (config judges.systems), one call each
+# judges built for novelty (config judges.systems): the agentic judge decides in one call; the
+# AI-Scientist check in rounds of its own rule (noveval.judges.ai_scientist)
+SYSTEMS = ("agentic", "ai_scientist")
 
 # What each prompt change renders: (template, template variables).
 PROMPTS = {

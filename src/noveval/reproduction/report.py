@@ -39,6 +39,7 @@ import pandas as pd
 import yaml
 
 from noveval.files import read_tables
+from noveval.judges.ai_scientist import system_settings
 from noveval.judges.grid import (
     CHANGES,
     STANDARD,
@@ -323,6 +324,10 @@ def conditions(config: dict, registry: Registry) -> dict:
             },
             "aggregation": {key: _set(judges.get(key)) for key in JUDGE_AGGREGATION},
             "retrieval": {"search": (judges.get("retrieval") or {}).get("search", "embedding")},
+            "ai_scientist": {
+                **system_settings((judges.get("systems") or {}).get("ai_scientist") or {}),
+                "search": RUN_AI_SCIENTIST_SEARCH,
+            },
         },
     }
 
@@ -358,6 +363,10 @@ def paper_config(default: str | Path, paper: str | Path, schema: str | Path) -> 
 
 
 AUTHORS_RETRIEVAL_SEARCH = "Ai2 Paper Finder (relevance >= 0.8)"
+# The AI-Scientist check's searches: Semantic Scholar's index and ranking when the run searches,
+# and when the authors searched (their runs' search results were not released).
+RUN_AI_SCIENTIST_SEARCH = "Semantic Scholar at this run"
+AUTHORS_AI_SCIENTIST_SEARCH = "Semantic Scholar at the authors' run (results not released)"
 
 
 def paper_conditions(
@@ -370,6 +379,9 @@ def paper_conditions(
     # ablations.yaml, use_semantic_scholar: false), whose results were not released; the paper
     # overlay runs their Semantic Scholar path, so retrieval numbers are never compared as equal.
     found["judges"]["retrieval"]["search"] = AUTHORS_RETRIEVAL_SEARCH
+    # The AI-Scientist check searches the live index: what its rounds find may differ from what
+    # the authors' found, so its numbers are never compared as equal either.
+    found["judges"]["ai_scientist"]["search"] = AUTHORS_AI_SCIENTIST_SEARCH
     return found
 
 
@@ -782,6 +794,8 @@ def judges_conditions(row, settings: dict, found: pd.DataFrame | None) -> dict:
     }
     if any(split_change(change)[0] == "retrieval" for change in changes):
         out["retrieval"] = settings.get("retrieval")
+    if "ai_scientist" in changes:
+        out["ai_scientist"] = settings.get("ai_scientist")
     return out
 
 
