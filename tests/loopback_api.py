@@ -867,6 +867,8 @@ class Handler(BaseHTTPRequestHandler):
         text = self.server.answers.get(body.get("model"))
         if text is not None and self.path == "/v1/chat/completions":
             reply["choices"][0]["message"]["content"] = text
+        elif text is not None and self.path == "/v1/responses":
+            reply["output"][-1]["content"][0]["text"] = text
         self._reply(200, reply)
 
     def _messages(self, body: dict) -> None:
@@ -947,7 +949,7 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.cache: set = set()  # prompt-cache prefixes written so far
         self.unknown: set[str] = set()  # model ids the providers answer with a 404
         self.key: str | None = None  # the key a local server demands (None: none)
-        self.answers: dict[str, str] = {}  # model id -> its chat completions answer (else ANSWER)
+        self.answers: dict[str, str] = {}  # model id -> its chat or Responses answer (else ANSWER)
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def base_url(self, api: str) -> str:
