@@ -14,8 +14,10 @@ from loopback_s2 import LoopbackS2
 from noveval.engines.client import ClientSettings
 from noveval.engines.journal import Journal
 from noveval.engines.servers import serve
+from noveval.judges.aggregation import FAILED, TIE
 from noveval.judges.scideator import (
     Backbone,
+    Check,
     Literature,
     Prompts,
     UpstreamFunction,
@@ -28,6 +30,7 @@ from noveval.judges.scideator import (
     permutation,
     reranked,
     run_checks,
+    verdict_rows,
     windows,
 )
 from noveval.literature.semantic_scholar import SemanticScholar
@@ -245,3 +248,24 @@ def test_the_pipeline_through_the_request_layer_and_a_rerun_repeats_nothing(
         (again,), _ = run(s2)
         assert len(s2.requests) == requests_before and len(loopback.bodies) == sent
         assert again.shown == check.shown and again.decision == 0
+
+
+def test_verdict_rows_sum_every_call_of_an_idea_and_score_no_decision_by_the_rule():
+    decided = Check("a", "idea a", [], category="not novel")
+    undecided = Check("b", "idea b", [], category="unclear")
+    calls = [
+        {"instance_id": "a", "input_tokens": 10, "output_tokens": 2, "cost_usd": 0.5},
+        {"instance_id": "a", "input_tokens": 5, "output_tokens": 1, "cost_usd": 0.25},
+        {"instance_id": "b", "error": "timeout", "latency_s": 3.0},
+    ]
+    rows = verdict_rows([decided, undecided], calls, all_failed="wrong").set_index("instance_id")
+    assert rows.loc["a", ["verdict", "n_calls", "n_failed", "input_tokens"]].tolist() == [
+        0,
+        2,
+        0,
+        15,
+    ]
+    assert rows.loc["a", "cost_usd"] == pytest.approx(0.75)
+    assert rows.loc["b", ["verdict", "n_calls", "n_failed"]].tolist() == [FAILED, 1, 1]
+    assert rows.loc["b", "latency_s"] == 3.0
+    assert verdict_rows([undecided], calls, all_failed="tie")["verdict"].tolist() == [TIE]

@@ -49,6 +49,7 @@ ON_OTHER_FORMATS = tuple(change for change in CONTROLLED if change != "retrieval
 # the system's): the agentic judge searches the web through the Responses API's hosted tool.
 SYSTEM_APIS = {"agentic": "responses"}  # the API a system's backbone must speak
 SYSTEM_FORMAT = "pointwise"  # the authors ran the systems on the pointwise files
+OWN_RULE = ("scideator",)  # systems judged by a rule of their own: no requests, no inference batch
 PAIRWISE_ONLY = ("P3", "P4", "P5")
 DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no requests
 GENERATED = "generated-"  # setups whose D₋ ideas the pipeline writes: generated-{generator}
@@ -270,7 +271,9 @@ class JudgesGrid:
         return [
             f"{cell.folder(results)}/requests.parquet"
             for cell in self.cells
-            if cell.dataset == dataset and cell.model == model and cell.prompt_change not in DERIVED
+            if cell.dataset == dataset
+            and cell.model == model
+            and cell.prompt_change not in DERIVED + OWN_RULE
         ]
 
     def batches(self) -> list[tuple[str, str, str]]:
@@ -278,7 +281,7 @@ class JudgesGrid:
         jobs = dict.fromkeys(
             (cell.dataset, cell.model, CELLS)
             for cell in self.cells
-            if cell.prompt_change not in DERIVED
+            if cell.prompt_change not in DERIVED + OWN_RULE
         )
         for dataset in self.datasets:
             if self.rewrites(dataset):
@@ -317,7 +320,9 @@ class JudgesGrid:
             )
         total = 0
         for cell in self.cells:
-            if cell.dataset != dataset or cell.model != model or cell.prompt_change in DERIVED:
+            if cell.dataset != dataset or cell.model != model:
+                continue
+            if cell.prompt_change in DERIVED + OWN_RULE:
                 continue
             each = calls_of(cell.prompt_change, calls, by_change)
             pairwise = cell.format == "pairwise"

@@ -12,7 +12,9 @@ from noveval.judges.authors import AuthorsPrompts, related_text
 from noveval.registry import ModelSpec
 from noveval.templates import render
 
-SYSTEMS = ("agentic",)  # judges built for novelty (config judges.systems), one call each
+# judges built for novelty (config judges.systems): the agentic judge, one call each; the
+# Scideator checker, many calls by a rule of its own (noveval.judges.scideator)
+SYSTEMS = ("agentic", "scideator")
 
 # What each prompt change renders: (template, template variables).
 PROMPTS = {

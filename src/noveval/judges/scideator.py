@@ -34,15 +34,19 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from noveval.chat_requests import build_request
 from noveval.engines.client import ClientSettings, send_requests
 from noveval.engines.journal import Journal, read_records
 from noveval.engines.providers import Endpoint
+from noveval.engines.servers import serve
+from noveval.judges.aggregation import Rules, aggregate_pointwise
 from noveval.judges.prompts import call_item_id
 from noveval.literature.leakage import cutoff_filter, is_own_paper, without_leakage
 from noveval.literature.semantic_scholar import SemanticScholar
@@ -95,9 +99,27 @@ EMBEDDED_PAPERS = 100  # max_papers_specter
 SEPARATOR = "[SEP]"  # Specter2's tokenizer.sep_token between title and abstract
 WINDOW, STEP, PASSAGE_WORDS = 20, 10, 300
 KEYWORDS_CALL, FACETS_CALL, VERDICT_CALL, FIRST_WINDOW_CALL = 0, 1, 2, 3
+TOTALS = {  # the journal's numbers a verdict row sums over the idea's calls
+    "input_tokens": int,
+    "output_tokens": int,
+    "cost_usd": float,
+    "cached_input_tokens": int,
+    "cache_creation_tokens": int,
+    "latency_s": float,
+}
 _KEYWORDS = re.compile(r"<keywords>(.*?)</keywords>", re.DOTALL)
 _TITLES = re.compile(r"<titles>(.*?)</titles>", re.DOTALL)
 EDGES = " \n#:][]"  # their clean_text's characters
+
+
+def upstream_files(examples: str) -> list[str]:
+    """The pinned files a run reads: the two prompt modules and the in-context examples."""
+    return [PIPELINE_PROMPTS, CHECKER_PROMPTS, EXAMPLES.format(examples)]
+
+
+def upstream_root(first_file: str) -> str:
+    """The folder, laid out like the checker's repository, holding ``first_file``."""
+    return first_file.removesuffix(PIPELINE_PROMPTS).rstrip("/")
 
 
 class UpstreamFunction:
@@ -528,3 +550,134 @@ def run_checks(
             check.category, check.review = parsed
         log.info("%s: class %r, decision %s", check.instance_id, check.category, check.decision)
     return checks, calls
+
+
+def verdict_rows(checks: list[Check], calls: list[dict], all_failed: str) -> pd.DataFrame:
+    """One row per idea in the judges' verdict columns: the decision (no decision: a tie, or
+    wrong with ``all_failed`` 'wrong'), and the totals of every call made for it."""
+    rules = Rules(all_failed=all_failed)
+    frame = pd.DataFrame(calls, columns=["instance_id", *TOTALS])
+    rows = []
+    for check in checks:
+        own = frame[frame["instance_id"] == check.instance_id]
+        rows.append(
+            {
+                "instance_id": check.instance_id,
+                "run": 0,
+                "verdict": aggregate_pointwise([check.decision], rules),
+                "n_calls": len(own),
+                "n_failed": int(check.decision is None),
+                **{name: kind(own[name].fillna(0).sum()) for name, kind in TOTALS.items()},
+                "batch_calls": 0,
+                "web_searches": 0,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def transcript(check: Check) -> dict:
+    """What one idea's check found and said, for the cell's log."""
+    keep = ("corpusId", "title", "source", "similarity")
+    return {
+        "instance_id": check.instance_id,
+        "keywords": check.keywords,
+        "titles": check.title_queries,
+        "facets": check.facets,
+        "papers": len(check.papers),
+        "ranked": [{k: p.get(k) for k in keep} for p in check.ranked],
+        "shown": [{k: p.get(k) for k in keep} for p in check.shown],
+        "answer": check.answer,
+        "category": check.category,
+        "review": check.review,
+        "decision": check.decision,
+    }
+
+
+def judge_cell(
+    instances_path: str,
+    verdicts_path: str,
+    transcript_path: str,
+    cell: dict,
+    registry_path: str,
+    cache_dir: str,
+    inference: dict,
+    settings: dict,
+    literature: dict,
+    checker_root: str,
+    log_path: str,
+    all_failed: str,
+    weights_manifests: list[str] = (),
+) -> None:
+    """One cell (``cell``: model, setup, change) of the checker on the pointwise instances:
+    its verdicts and each idea's transcript (JSON lines). ``settings``: the config's
+    ``judges.scideator``; ``literature``: the Semantic Scholar settings, its cache folder and
+    the cutoff. The encoder (``settings['encoder']``) loads from its snapshot of
+    ``weights_manifests`` (rule weights) when it is a hub encoder."""
+    from noveval.weights import use_offline
+
+    located = use_offline(weights_manifests)
+    from noveval.encoders import SentenceEncoder
+    from noveval.files import write_table
+    from noveval.judges.instances import read_instances
+    from noveval.judges.steps import VERDICT_COLUMNS
+    from noveval.literature.semantic_scholar import from_settings
+    from noveval.registry import load_registry
+
+    table = read_instances(instances_path)
+    instances = [
+        {"instance_id": row["instance_id"], "ideas": row["ideas"], "own_titles": row["titles"]}
+        for row in table.to_dict("records")
+    ]
+    prompts = Prompts.read(
+        checker_root,
+        settings["prompt"],
+        settings["examples"],
+        settings["rerank_variant"],
+        settings["examples_as_run"],
+    )
+    registry = load_registry(registry_path)
+    names = {"checker": cell["model"], "reranker": settings.get("reranker") or cell["model"]}
+    client_settings = ClientSettings(
+        concurrency=inference["concurrency"],
+        request_timeout_s=inference["request_timeout_s"],
+        max_retries=inference["max_retries"],
+    )
+    search = Literature(
+        from_settings(literature["semantic_scholar"], Path(literature["cache_dir"])),
+        literature["cutoff"],
+    )
+    reference = registry.encoder(settings["encoder"])
+    encoder = SentenceEncoder(located.get(reference, reference))
+    probe = prompts.keywords(instances[0]["ideas"][0]) if instances else None
+    with ExitStack() as stack:
+        served = {}
+        for name in dict.fromkeys(names.values()):
+            spec = registry.model(name)
+            served[name] = (
+                spec,
+                stack.enter_context(
+                    serve(spec, log_path, inference["server_start_timeout_s"], 1, None, probe)
+                ),
+                stack.enter_context(Journal(Path(cache_dir) / name, f"scideator-{cell['setup']}")),
+            )
+        checker = Backbone(*served[names["checker"]], settings["decoding"])
+        reranker = Backbone(*served[names["reranker"]], settings["rerank_decoding"])
+        checks, calls = run_checks(
+            instances, checker, reranker, client_settings, search, encoder.encode, prompts,
+            settings["papers_shown"],
+        )  # fmt: skip
+    counts = search.client.counts()
+    log.info(
+        "%d ideas, %d calls, %d Semantic Scholar requests sent (retries included), %d answered "
+        "from the cache",
+        len(checks), len(calls), counts["requests_made"], counts["requests_cached"],
+    )  # fmt: skip
+    frame = table[["instance_id", "label"]].merge(
+        verdict_rows(checks, calls, all_failed), on="instance_id", how="left"
+    )
+    for key, value in cell.items():
+        frame[key] = value
+    write_table(frame[VERDICT_COLUMNS], verdicts_path)
+    Path(transcript_path).write_text(
+        "".join(json.dumps(transcript(check), ensure_ascii=False) + "\n" for check in checks)
+    )
