@@ -637,8 +637,10 @@ def judge_cell(
     )
     registry = load_registry(registry_path)
     names = {"checker": cell["model"], "reranker": settings.get("reranker") or cell["model"]}
+    local = any(registry.model(name).engine == "llamacpp" for name in names.values())
     client_settings = ClientSettings(
-        concurrency=inference["concurrency"],
+        # llama_cpp.server answers one request at a time: queued ones would only time out.
+        concurrency=1 if local else inference["concurrency"],
         request_timeout_s=inference["request_timeout_s"],
         max_retries=inference["max_retries"],
     )
