@@ -76,15 +76,16 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
     per_model = Counter(cell.model for cell in grid.cells)
     # 12 (setup, format) files, 7 of them pairwise: reference, P1, P2, no_aggregation on 12;
     # P3-P5 on 7; low_reasoning on 12 where the model has 'low'; purpose_mechanism on the 4 with
-    # _plan files, P3-P5 on the 2 pairwise ones of them; retrieval on 12; and the agentic judge
-    # on the Human+Generated ideas
+    # _plan files, P3-P5 on the 2 pairwise ones of them; retrieval on 12; the agentic judge on
+    # the Human+Generated ideas; the Idea Novelty Checker on both human setups' ideas
     assert per_model == {m: 103 for m in BACKBONES if m != "claude-sonnet-4-5"} | {
-        "claude-sonnet-4-5": 91, "gpt-5.6-sol": 1
+        "claude-sonnet-4-5": 91, "gpt-5.6-sol": 1, "gpt-5.4": 105, "claude-opus-4-6": 105
     }  # fmt: skip
     changes = {cell.change for cell in grid.cells}
     assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "retrieval",
                        "purpose_mechanism", "no_aggregation", "P3+purpose_mechanism",
-                       "P4+purpose_mechanism", "P5+purpose_mechanism", "agentic"}  # fmt: skip
+                       "P4+purpose_mechanism", "P5+purpose_mechanism", "agentic",
+                       "scideator"}  # fmt: skip
     assert not [line for line in grid.omitted if "/retrieval:" in line]
     assert grid.search_model == "claude-opus-4-6" and len(grid.searches("novelty-eval")) == 12
     setups = {cell.setup for cell in grid.cells}

@@ -99,6 +99,12 @@ EMBEDDED_PAPERS = 100  # max_papers_specter
 SEPARATOR = "[SEP]"  # Specter2's tokenizer.sep_token between title and abstract
 WINDOW, STEP, PASSAGE_WORDS = 20, 10, 300
 KEYWORDS_CALL, FACETS_CALL, VERDICT_CALL, FIRST_WINDOW_CALL = 0, 1, 2, 3
+# What the plan assumes of one idea: 5 keywords and 4 titles searched (their prompt asks 3-6 and
+# 4), the snippet search and its papers' batch; a full embedding cut (9 RankGPT windows); prompt
+# tokens per call counted from the prompts' text with an idea and abstracts of 200 words.
+PLANNED_SEARCHES = 5 + 4 + 2
+PLANNED_WINDOWS = 9  # windows(EMBEDDED_PAPERS)
+PLANNED_PROMPT_TOKENS = {"checker": 600 + 1050 + 3350, "rerank": 7400}  # keywords+facets+verdict
 TOTALS = {  # the journal's numbers a verdict row sums over the idea's calls
     "input_tokens": int,
     "output_tokens": int,
