@@ -323,7 +323,22 @@ def conditions(config: dict, registry: Registry) -> dict:
             },
             "aggregation": {key: _set(judges.get(key)) for key in JUDGE_AGGREGATION},
             "retrieval": {"search": (judges.get("retrieval") or {}).get("search", "embedding")},
+            "scideator": checker_conditions(judges, registry),
         },
+    }
+
+
+def checker_conditions(judges: dict, registry) -> dict:
+    """The Idea Novelty Checker's conditions: its embedder, its reranker's wire and the order its
+    RankGPT windows are applied in (ours: back to front, as built)."""
+    settings = judges.get("scideator") or {}
+    if "scideator" not in (judges.get("systems") or {}):
+        return {}
+    reranker = settings.get("reranker")
+    return {
+        "encoder": registry.encoder(settings.get("encoder", "all-minilm-l6-v2")),
+        "reranker": registry.model(reranker).wire() if reranker else "the backbone",
+        "windows": CHECKER_WINDOWS,
     }
 
 
@@ -358,6 +373,9 @@ def paper_config(default: str | Path, paper: str | Path, schema: str | Path) -> 
 
 
 AUTHORS_RETRIEVAL_SEARCH = "Ai2 Paper Finder (relevance >= 0.8)"
+AUTHORS_CHECKER_ENCODER = "allenai/specter2_base with the specter2 adapter (first token)"
+AUTHORS_CHECKER_WINDOWS = "in the order their answers arrived"
+CHECKER_WINDOWS = "back to front, as built"
 
 
 def paper_conditions(
@@ -370,6 +388,14 @@ def paper_conditions(
     # ablations.yaml, use_semantic_scholar: false), whose results were not released; the paper
     # overlay runs their Semantic Scholar path, so retrieval numbers are never compared as equal.
     found["judges"]["retrieval"]["search"] = AUTHORS_RETRIEVAL_SEARCH
+    # The checker's embedder: their Specter2 base with its proximity adapter, the first token's
+    # vector (ranking/embedding.py); and their RankGPT windows, all sent at once, each reordering
+    # the list as its answer arrived.
+    if found["judges"]["scideator"]:
+        found["judges"]["scideator"] |= {
+            "encoder": AUTHORS_CHECKER_ENCODER,
+            "windows": AUTHORS_CHECKER_WINDOWS,
+        }
     return found
 
 
@@ -782,6 +808,8 @@ def judges_conditions(row, settings: dict, found: pd.DataFrame | None) -> dict:
     }
     if any(split_change(change)[0] == "retrieval" for change in changes):
         out["retrieval"] = settings.get("retrieval")
+    if "scideator" in changes:
+        out["scideator"] = settings.get("scideator")
     return out
 
 
