@@ -870,6 +870,8 @@ class Handler(BaseHTTPRequestHandler):
             text = text(body)
         if text is not None and self.path == "/v1/chat/completions":
             reply["choices"][0]["message"]["content"] = text
+        elif text is not None and self.path == "/v1/responses":
+            reply["output"][-1]["content"][0]["text"] = text
         self._reply(200, reply)
 
     def _messages(self, body: dict) -> None:
@@ -950,8 +952,8 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.cache: set = set()  # prompt-cache prefixes written so far
         self.unknown: set[str] = set()  # model ids the providers answer with a 404
         self.key: str | None = None  # the key a local server demands (None: none)
-        # model id -> its chat completions answer, or a function of the request body giving it
-        # (else ANSWER)
+        # model id -> its chat completions or Responses answer, or a function of the request body
+        # giving it (else ANSWER)
         self.answers: dict[str, str | Callable[[dict], str]] = {}
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 

@@ -12,6 +12,12 @@ Endpoints on 127.0.0.1 under ``/graph/v1`` over a fixed list of papers (by defau
   data}``, papers with ``paperId`` plus the fields asked for; relevance is the number of query
   words in the title and abstract, papers without any left out.
 - ``GET /paper/{id}``: a paperId or ``CorpusId:N``; 404 ``Paper with id … not found``.
+- ``GET /snippet/search``: ``query`` required, ``limit`` 1 to 1000, ``publicationDateOrYear``;
+  answers ``{data, retrievalVersion}``, each entry ``{score, snippet: {text, snippetKind},
+  paper: {corpusId (a string), title, authors (names)}}``, the abstract as the snippet, ranked
+  like the paper search.
+- ``POST /paper/batch``: ``fields`` (``authors.name`` too), body ``{"ids": [...]}`` (1 to 500,
+  400 otherwise); answers one entry per id in order, ``null`` for an unknown id.
 
 ``api_key``: when set, a request without that ``x-api-key`` gets 403 ``Forbidden``.
 ``requests_per_second``: a request sooner than allowed after the last one gets 429 ``Too Many
@@ -32,6 +38,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import yaml
 
 PAPERS = Path(__file__).parent / "fixtures" / "s2_papers.yaml"
+SUBFIELDS = {"authors.name": "authors"}
 PAPER_FIELDS = {
     "paperId",
     "corpusId",
@@ -129,11 +136,15 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
 
-    def do_GET(self) -> None:
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.do_GET(json.loads(self.rfile.read(length) or b"{}"))
+
+    def do_GET(self, sent: dict | None = None) -> None:
         url = urlsplit(self.path)
         params = {key: values[-1] for key, values in parse_qs(url.query).items()}
         status, body = self.server.admit(self.headers.get("x-api-key")) or self._answer(
-            unquote(url.path), params
+            unquote(url.path), params, sent
         )
         self.server.requests.append((url.path, params, status))
         payload = json.dumps(body).encode()
@@ -143,11 +154,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
-    def _answer(self, path: str, params: dict) -> tuple[int, dict]:
+    def _answer(self, path: str, params: dict, sent: dict | None) -> tuple[int, dict]:
         fields = [f for f in params.get("fields", "").split(",") if f]
-        unknown = [f for f in fields if f not in PAPER_FIELDS]
+        unknown = [f for f in fields if f not in PAPER_FIELDS | SUBFIELDS.keys()]
         if unknown:
             return 400, {"error": f"Unrecognized or unsupported fields: {unknown}"}
+        if path == "/graph/v1/snippet/search":
+            return self._snippets(params)
+        if sent is not None:
+            if path != "/graph/v1/paper/batch":
+                return 404, {"error": "Not found"}
+            return self._batch(sent.get("ids") or [], fields)
         if path == "/graph/v1/paper/search":
             return self._search(params, fields)
         if path.startswith("/graph/v1/paper/"):
@@ -164,14 +181,7 @@ class _Handler(BaseHTTPRequestHandler):
         limit, offset = int(params.get("limit", 100)), int(params.get("offset", 0))
         if not 1 <= limit <= 100:
             return 400, {"error": "Requested limit must be between 1 and 100"}
-        query = _words(params["query"])
-        selector = params.get("publicationDateOrYear")
-        scored = [
-            (len(query & _words(f"{p['title']} {p.get('abstract') or ''}")), index, p)
-            for index, p in enumerate(self.server.papers)
-            if not selector or _in_range(p, selector)
-        ]
-        ranked = [p for score, _, p in sorted(scored, key=lambda s: (-s[0], s[1])) if score]
+        ranked = self._ranked(params["query"], params.get("publicationDateOrYear"))
         page = ranked[offset : offset + limit]
         body = {"total": len(ranked), "offset": offset}
         if offset + limit < len(ranked):
@@ -179,6 +189,50 @@ class _Handler(BaseHTTPRequestHandler):
         body["data"] = [self._shape(p, fields) for p in page]
         return 200, body
 
+    def _ranked(self, query: str, selector: str | None) -> list[dict]:
+        words = _words(query)
+        scored = [
+            (len(words & _words(f"{p['title']} {p.get('abstract') or ''}")), index, p)
+            for index, p in enumerate(self.server.papers)
+            if not selector or _in_range(p, selector)
+        ]
+        return [p for score, _, p in sorted(scored, key=lambda s: (-s[0], s[1])) if score]
+
+    def _snippets(self, params: dict) -> tuple[int, dict]:
+        if not params.get("query"):
+            return 400, {"error": "Missing required parameter: 'query'"}
+        limit = int(params.get("limit", 10))
+        if not 1 <= limit <= 1000:
+            return 400, {"error": "Requested limit must be between 1 and 1000"}
+        ranked = self._ranked(params["query"], params.get("publicationDateOrYear"))[:limit]
+        data = [
+            {
+                "score": 1.0 / (rank + 1),
+                "snippet": {"text": paper.get("abstract") or "", "snippetKind": "abstract"},
+                "paper": {
+                    "corpusId": str(paper["corpusId"]),
+                    "title": paper["title"],
+                    "authors": [a["name"] for a in paper.get("authors") or []],
+                },
+            }
+            for rank, paper in enumerate(ranked)
+        ]
+        return 200, {"data": data, "retrievalVersion": "loopback"}
+
+    def _batch(self, ids: list, fields: list[str]) -> tuple[int, dict]:
+        if not 1 <= len(ids) <= 500:
+            return 400, {"error": "Number of ids must be between 1 and 500"}
+        known = {}
+        for paper in self.server.papers:
+            known[paper["paperId"]] = known[f"CorpusId:{paper['corpusId']}"] = paper
+        return 200, [self._shape(known[i], fields) if i in known else None for i in ids]
+
     @staticmethod
     def _shape(paper: dict, fields: list[str]) -> dict:
-        return {"paperId": paper["paperId"], **{f: paper.get(f) for f in fields}}
+        shaped = {"paperId": paper["paperId"]}
+        for field in fields:
+            if field == "authors.name":
+                shaped["authors"] = [{"name": a["name"]} for a in paper.get("authors") or []]
+            else:
+                shaped[field] = paper.get(field)
+        return shaped

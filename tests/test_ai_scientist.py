@@ -234,7 +234,7 @@ def test_a_cell_checks_its_ideas_and_a_rerun_calls_and_searches_nothing(
     macro-F1 (2/3 + 1) / 2."""
     for name, value in {**LOOPBACK_KEY, **S2_TEST_KEY}.items():
         monkeypatch.setenv(name, value)
-    loopback.answers["gpt-4o-2024-08-06"] = scripted_answer
+    monkeypatch.setitem(loopback.answers, "gpt-4o-2024-08-06", scripted_answer)
     registry = loopback_registry(tmp_path / "models.yaml", loopback, "gpt-4o")
     table = load_release(SAMPLE / "pointwise.yaml", "human-only", "pointwise").head(3)
     write_instances(table, tmp_path / "instances.parquet")

@@ -98,6 +98,17 @@ def test_defaults_fill_a_minimal_config():
         "rewrite_model": None,
         "rewrite_max_tokens": 192,
         "retrieval": {"corpus": None, **RETRIEVAL_DEFAULTS},
+        "scideator": {
+            "reranker": None,
+            "encoder": "all-minilm-l6-v2",
+            "prompt": "relaxed",
+            "examples": "relaxed",
+            "examples_as_run": True,
+            "rerank_variant": "priority",
+            "papers_shown": 10,
+            "decoding": {"temperature": 0, "reasoning_effort": "high", "max_tokens": None},
+            "rerank_decoding": {"temperature": 0, "reasoning_effort": "none", "max_tokens": None},
+        },
         "generation": {
             "generators": [],
             "base_setup": "human-only",

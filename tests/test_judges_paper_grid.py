@@ -77,16 +77,16 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
     # 12 (setup, format) files, 7 of them pairwise: reference, P1, P2, no_aggregation on 12;
     # P3-P5 on 7; low_reasoning on 12 where the model has 'low'; purpose_mechanism on the 4 with
     # _plan files, P3-P5 on the 2 pairwise ones of them; retrieval on 12; the agentic judge
-    # on the Human+Generated ideas; the AI-Scientist check with gpt-5.4 and claude-opus-4-6 on
-    # both pointwise files
+    # on the Human+Generated ideas; the AI-Scientist check and the Idea Novelty Checker with
+    # gpt-5.4 and claude-opus-4-6 on both pointwise files
     assert per_model == {m: 103 for m in BACKBONES if m != "claude-sonnet-4-5"} | {
-        "claude-sonnet-4-5": 91, "gpt-5.6-sol": 1, "gpt-5.4": 105, "claude-opus-4-6": 105
+        "claude-sonnet-4-5": 91, "gpt-5.6-sol": 1, "gpt-5.4": 107, "claude-opus-4-6": 107
     }  # fmt: skip
     changes = {cell.change for cell in grid.cells}
     assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "retrieval",
                        "purpose_mechanism", "no_aggregation", "P3+purpose_mechanism",
                        "P4+purpose_mechanism", "P5+purpose_mechanism", "agentic",
-                       "ai_scientist"}  # fmt: skip
+                       "ai_scientist", "scideator"}  # fmt: skip
     checks = [cell for cell in grid.cells if cell.change == "ai_scientist"]
     assert not any(cell.batched for cell in checks)  # its own rule, no inference batch
     assert not any(

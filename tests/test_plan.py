@@ -33,6 +33,7 @@ from noveval.plan import (
     PlanSettings,
     Workload,
     calibrated_judges,
+    checker_workloads,
     novbench_workloads,
     output_tokens_per_call,
     plan_table,
@@ -40,6 +41,7 @@ from noveval.plan import (
     search_workloads,
 )
 from noveval.registry import load_registry
+from noveval.reproduction import report
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 PAPER = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
@@ -235,7 +237,7 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     # one download per open model and per hub scorer, each pinned (preflight fails otherwise)
     downloads = set(re.findall(r"output: \S+/weights/([^/\s]+)\.json", planned))
     open_models = {name for name in NOVBENCH_MODELS if REGISTRY.model(name).engine == "vllm"}
-    assert downloads == open_models | {"spiced", "distilgpt2"}
+    assert downloads == open_models | {"spiced", "distilgpt2", "specter2-base"}
     table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
     models = table[
         (table["track"] == "novbench") & (table["gpus_per_job"] > 0) & (table["model"] != "all")
@@ -246,6 +248,13 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     search = table[table["step"].isin(["search_contributions", "search_queries"])]
     assert set(search["model"]) == {"claude-opus-4-6"} and (search["api_cost_usd"] > 0).all()
     assert "Semantic Scholar searches" in (paper_grid.plan / "compute_plan.md").read_text()
+    # the Idea Novelty Checker: 2 backbones x 2 human setups, on the submitting host; its calls
+    # and its reranker's priced, its searches counted
+    assert jobs["judges_scideator"] == "4"
+    checker = table[table["step"].isin(["scideator", "scideator rerank"])]
+    assert set(checker["model"]) == {"claude-opus-4-6", "gpt-5.4", "gpt-5.4-mini"}
+    assert (checker["api_cost_usd"] > 0).all()
+    assert "Idea Novelty Checker: about" in (paper_grid.plan / "compute_plan.md").read_text()
 
 
 @pytest.mark.workflow
@@ -387,3 +396,26 @@ def test_the_literature_search_is_planned_once_per_idea_of_the_retrieval_files()
         ("search_queries", "pointwise/human-only", 7),
     ]
     assert all(w.model == "claude-opus-4-6" and w.input_tokens > 0 for w in workloads)
+
+
+def test_the_novelty_checker_is_priced_per_idea_with_its_reranker_apart():
+    """The paper's checker on 100 ideas: 3 calls each on gpt-5.4 (5,000 prompt tokens in all),
+    9 RankGPT windows each on gpt-5.4-mini (7,400 prompt tokens a window), outputs at the plan's
+    assumption; the published cost (the whole system's) calibrates neither."""
+    cell = {"dataset": "d", "model": "gpt-5.4", "format": "pointwise", "setup": "s"}
+    cell["change"] = "scideator"
+    settings = PlanSettings()
+    checker, reranker = checker_workloads(cell, 100, paper_config()["judges"], REGISTRY, settings)
+    assert (checker.model, checker.calls, checker.input_tokens) == ("gpt-5.4", 300, 500_000)
+    assert (reranker.model, reranker.step, reranker.calls) == (
+        "gpt-5.4-mini",
+        "scideator rerank",
+        900,
+    )
+    assert reranker.input_tokens == 900 * 7400
+    per_call = output_tokens_per_call(REGISTRY.model("gpt-5.4"), 8192, settings, "judges")
+    assert checker.output_tokens == 300 * per_call
+    calibration = calibrate(
+        [checker], report.published("judges"), REGISTRY, settings.published_pricing
+    )
+    assert calibrated_judges([checker], calibration, REGISTRY, 8192, settings)[0] == [checker]

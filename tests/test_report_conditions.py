@@ -246,6 +246,26 @@ def test_the_default_config_is_not_the_papers_conditions():
     assert paper["judges"]["requests"]["reasoning_chars"] == "null"
 
 
+def test_the_checker_rows_differ_from_the_paper_in_embedder_and_window_order():
+    files = [REPO / "config" / name for name in ("config.yaml", "paper.yaml")]
+    schema, registry = (
+        REPO / "config" / "schemas" / "config.schema.yaml",
+        REPO / "config" / "models.yaml",
+    )
+    paper = report.paper_conditions(*files, schema, registry)["judges"]["scideator"]
+    ours = report.conditions(report.paper_config(*files, schema), load_registry(registry))
+    assert paper["encoder"] == report.AUTHORS_CHECKER_ENCODER
+    assert ours["judges"]["scideator"] == {
+        "encoder": "allenai/specter2_base",
+        "reranker": load_registry(registry).model("gpt-5.4-mini").wire(),
+        "windows": report.CHECKER_WINDOWS,
+    }
+    found = report.differences(ours["judges"]["scideator"], paper)
+    assert len(found) == 2 and found[0].startswith("encoder allenai/specter2_base (paper: ")
+    config = yaml.safe_load(files[0].read_text())
+    assert report.conditions(config, load_registry(registry))["judges"]["scideator"] == {}
+
+
 def test_summary_counts_every_table_and_names_the_largest_differences():
     rows = report_rows(table=emnlp_table(relevance=3.5, n_empty=200)).reset_index()
     text = report.summary(rows)

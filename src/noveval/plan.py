@@ -33,12 +33,12 @@ import pandas as pd
 
 from noveval.batches import CELLS, PARAPHRASE, SEARCH_CONTRIBUTIONS, SEARCH_QUERIES
 from noveval.datasets import release_files
-from noveval.judges import ai_scientist
+from noveval.judges import ai_scientist, scideator
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import Calibration, calibrate
-from noveval.judges.grid import DERIVED, LOOPED, release_kind, split_change
+from noveval.judges.grid import DERIVED, LOOPED, OWN_RULE, release_kind, split_change
 from noveval.judges.prompts import TOOLS, calls_of, judge_requests
 from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
 from noveval.literature.assisted_search import AssistedSearchPrompts
@@ -319,6 +319,9 @@ def judges_workloads(
                 )
             )
             continue
+        if change in OWN_RULE:
+            workloads += checker_workloads(cell, count, judges, registry, settings)
+            continue
         if (source, cell["change"]) not in per_call:
             rows = judge_requests(
                 loaded[source].to_dict("records"),
@@ -429,6 +432,52 @@ def ai_scientist_note(searches: LiteratureSearches) -> str:
     )
 
 
+CHECKER_BATCH = "scideator"  # the Idea Novelty Checker's calls: a rule of its own, no batch
+
+
+def checker_workloads(
+    cell: dict, count: int, judges: dict, registry: Registry, settings: PlanSettings
+) -> list[Workload]:
+    """The Idea Novelty Checker's calls for a cell's ``count`` ideas: keywords, facets and the
+    verdict on the cell's model, RankGPT's windows on the reranker (noveval.judges.scideator's
+    planning assumptions)."""
+    section = judges["scideator"]
+    tokens, windows = scideator.PLANNED_PROMPT_TOKENS, scideator.PLANNED_WINDOWS
+    steps = (  # model, step, calls and prompt tokens per idea, decoding
+        (cell["model"], cell["change"], 3, tokens["checker"], section["decoding"]),
+        (
+            section["reranker"] or cell["model"],
+            f"{cell['change']} rerank",
+            windows,
+            windows * tokens["rerank"],
+            section["rerank_decoding"],
+        ),
+    )
+    workloads = []
+    for model, step, calls, prompt_tokens, decoding in steps:
+        spec = registry.model(model)
+        budget = decoding.get("max_tokens") or judges["max_tokens"]
+        workloads.append(
+            Workload(
+                track="judges",
+                dataset=cell["dataset"],
+                model=model,
+                batch=CHECKER_BATCH,
+                step=step,
+                strategy=f"{cell['format']}/{cell['setup']}",
+                perturbation="none",
+                papers=count,
+                calls=count * calls,
+                input_tokens=count * prompt_tokens,
+                output_tokens=count
+                * calls
+                * output_tokens_per_call(spec, budget, settings, "judges"),
+                stand_in=True,
+            )
+        )
+    return workloads
+
+
 @dataclass(frozen=True)
 class LiteratureSearches:
     """The Semantic Scholar searches of the retrieval change: ``n_queries`` per unique idea, at
@@ -453,6 +502,16 @@ def literature_note(searches: LiteratureSearches) -> str:
         f"Literature search (retrieval change): {searches.searches:,} Semantic Scholar searches "
         f"for {searches.ideas:,} ideas, about {searches.hours:.1f} h at the API's rate (cached: "
         "a rerun makes none)."
+    )
+
+
+def checker_note(searches: LiteratureSearches) -> str:
+    """The plan's line on the Idea Novelty Checker's searches."""
+    return (
+        f"Idea Novelty Checker: about {searches.searches:,} Semantic Scholar requests for "
+        f"{searches.ideas:,} checks of an idea ({scideator.PLANNED_SEARCHES} each: 9 keyword and "
+        f"title searches assumed, the snippet search and its papers' batch), about "
+        f"{searches.hours:.1f} h at the API's rate (cached: a rerun makes none)."
     )
 
 
@@ -517,7 +576,8 @@ def calibrated_judges(
     change."""
     rows, calibrated = {}, []
     for workload in workloads:
-        if workload.track != "judges":
+        # the checker's published cost is the whole system's (its reranker too): not calibrated
+        if workload.track != "judges" or workload.batch == CHECKER_BATCH:
             calibrated.append(workload)
             continue
         format = workload.strategy.split("/")[0]
@@ -1035,6 +1095,7 @@ def compute_plan(
         authors = AuthorsPrompts(Path(upstream_root)) if found else None
         prompts = "authors" if found else "stand-in"
     calibration, output_tokens, searched, looped = None, pd.DataFrame(), None, None
+    checker_searches = None
     if judge_cells:
         judge_workloads = judges_workloads(
             judge_cells, judge_files, judge_declared, judges, decoding, registry, authors, settings
@@ -1052,6 +1113,10 @@ def compute_plan(
         if searched:
             workloads += searched[0]
         looped = ai_scientist_searches(judge_workloads, judges, literature)
+        checked = sum(w.papers for w in judge_workloads if w.step in OWN_RULE)
+        if checked:
+            rate = ((literature or {}).get("semantic_scholar") or {}).get("requests_per_second", 1)
+            checker_searches = literature_searches(checked, scideator.PLANNED_SEARCHES, rate)
     if construction:
         # Imported here: the construction's plan builds on this module's workloads.
         from noveval.construction.judge_plan import construction_workloads
@@ -1075,6 +1140,8 @@ def compute_plan(
         from noveval.construction.novbench_plan import construction_note
 
         notes += "\n" + construction_note(novbench_construction)
+    if checker_searches:
+        notes += "\n- " + checker_note(checker_searches)
     scoring = scoring_table(workloads, novbench["scoring"])
     table = with_scoring(table, scoring)
     weights = weights_table([w.model for w in workloads], registry)

@@ -49,6 +49,7 @@ ON_OTHER_FORMATS = tuple(change for change in CONTROLLED if change != "retrieval
 # the system's): the agentic judge searches the web through the Responses API's hosted tool.
 SYSTEM_APIS = {"agentic": "responses"}  # the API a system's backbone must speak
 SYSTEM_FORMAT = "pointwise"  # the authors ran the systems on the pointwise files
+OWN_RULE = ("scideator",)  # systems judged by a rule of their own: no requests, no inference batch
 PAIRWISE_ONLY = ("P3", "P4", "P5")
 DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no requests
 # systems whose calls depend on earlier answers: run round by round by their own rule
@@ -142,7 +143,7 @@ class JudgeCell:
     @property
     def batched(self) -> bool:
         """Whether the cell's calls are requests of its model's inference batch."""
-        return self.prompt_change not in (*DERIVED, *LOOPED)
+        return self.prompt_change not in (*DERIVED, *LOOPED, *OWN_RULE)
 
     def folder(self, results: str) -> str:
         return (

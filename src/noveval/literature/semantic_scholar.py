@@ -3,7 +3,9 @@ cached.
 
 Requests follow the API's documentation (api.semanticscholar.org/api-docs/graph): ``GET
 /paper/search`` (``query``, ``limit`` up to 100, ``fields``, optional ``publicationDateOrYear``)
-and ``GET /paper/{paper_id}`` (``fields``), the key in the ``x-api-key`` header. A key allows one
+``GET /paper/{paper_id}`` (``fields``), ``GET /snippet/search`` (``query``, ``limit``, optional
+``publicationDateOrYear``) and ``POST /paper/batch`` (``fields``; body ``{"ids": [...]}``, at most
+500), the key in the ``x-api-key`` header. A key allows one
 request per second; 429 (rate limited) and 5xx answers are retried with exponential backoff.
 
 Every answer is cached in ``cache_dir``, one JSON file per request named by the request's hash,
@@ -32,6 +34,7 @@ from tenacity import (
 API_KEY_ENV = "S2_API_KEY"
 DEFAULT_BASE_URL = "https://api.semanticscholar.org/graph/v1"
 MAX_SEARCH_LIMIT = 100
+MAX_BATCH_IDS = 500
 MAX_QUERY_CHARS = 256
 RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
 PACE_FILE = ".next_request_at"  # in the cache folder: when the next request may leave
@@ -116,18 +119,39 @@ class SemanticScholar:
         ``arXiv:…``); an empty dict when the API does not know it (404)."""
         return self._cached(f"/paper/{paper_id}", {"fields": ",".join(fields)})
 
+    def snippet_search(
+        self, query: str, limit: int, publication_date_or_year: str | None = None
+    ) -> list[dict]:
+        """Snippet search: up to ``limit`` entries ``{score, snippet, paper}`` (the paper with its
+        ``corpusId`` and ``title``); an empty list when the cleaned query is empty."""
+        cleaned = clean_query(query)
+        if not cleaned:
+            return []
+        params = {"query": cleaned, "limit": limit}
+        if publication_date_or_year:
+            params["publicationDateOrYear"] = publication_date_or_year
+        return self._cached("/snippet/search", params).get("data") or []
+
+    def papers(self, paper_ids: list[str], fields: list[str]) -> list[dict | None]:
+        """Many papers' ``fields`` in one request (at most 500 ids), in the order asked; None
+        for an id the API does not know."""
+        if not 1 <= len(paper_ids) <= MAX_BATCH_IDS:
+            raise ValueError(f"{len(paper_ids)} ids in one batch, outside 1..{MAX_BATCH_IDS}")
+        return self._cached("/paper/batch", {"fields": ",".join(fields)}, {"ids": paper_ids})
+
     def counts(self) -> dict[str, int]:
         """Requests sent to the API and requests answered from the cache."""
         return {"requests_made": self.requests_made, "requests_cached": self.requests_cached}
 
-    def _cached(self, path: str, params: dict) -> dict:
-        request = json.dumps({"path": path, "params": params}, sort_keys=True)
+    def _cached(self, path: str, params: dict, body: dict | None = None):
+        asked = {"path": path, "params": params, **({"body": body} if body else {})}
+        request = json.dumps(asked, sort_keys=True)
         file = self.cache_dir / f"{hashlib.sha256(request.encode()).hexdigest()}.json"
         if file.exists():
             self.requests_cached += 1
             return json.loads(file.read_text(encoding="utf-8"))["answer"]
         try:
-            answer = self._get(path, params)
+            answer = self._get(path, params, body)
         except _Retryable as error:
             raise SemanticScholarError(
                 f"Semantic Scholar gave no answer to {path} {params}: {error}"
@@ -153,18 +177,26 @@ class SemanticScholar:
             pace.write(str(max(now, now + wait_s) + self.min_interval_s))
             pace.flush()
 
-    def _get_once(self, path: str, params: dict) -> dict:
+    def _get_once(self, path: str, params: dict, body: dict | None = None):
         self._pace()
         self.requests_made += 1
         try:
-            response = self._session.get(
-                self.base_url + path, params=params, timeout=self.timeout_s
+            response = self._session.request(
+                "POST" if body else "GET",
+                self.base_url + path,
+                params=params,
+                json=body,
+                timeout=self.timeout_s,
             )
         except requests.ConnectionError as error:
             raise _Retryable(str(error)) from error
         if response.status_code in RETRIED_STATUSES:
             raise _Retryable(f"{response.status_code} from {path}")
-        if response.status_code == 404 and path != "/paper/search":
+        if (
+            response.status_code == 404
+            and path.startswith("/paper/")
+            and not path.endswith(("/search", "/batch"))
+        ):
             return {}
         if response.status_code != 200:
             raise SemanticScholarError(

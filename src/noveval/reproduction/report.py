@@ -328,7 +328,22 @@ def conditions(config: dict, registry: Registry) -> dict:
                 **system_settings((judges.get("systems") or {}).get("ai_scientist") or {}),
                 "search": RUN_AI_SCIENTIST_SEARCH,
             },
+            "scideator": checker_conditions(judges, registry),
         },
+    }
+
+
+def checker_conditions(judges: dict, registry) -> dict:
+    """The Idea Novelty Checker's conditions: its embedder, its reranker's wire and the order its
+    RankGPT windows are applied in (ours: back to front, as built)."""
+    settings = judges.get("scideator") or {}
+    if "scideator" not in (judges.get("systems") or {}):
+        return {}
+    reranker = settings.get("reranker")
+    return {
+        "encoder": registry.encoder(settings.get("encoder", "all-minilm-l6-v2")),
+        "reranker": registry.model(reranker).wire() if reranker else "the backbone",
+        "windows": CHECKER_WINDOWS,
     }
 
 
@@ -367,6 +382,9 @@ AUTHORS_RETRIEVAL_SEARCH = "Ai2 Paper Finder (relevance >= 0.8)"
 # and when the authors searched (their runs' search results were not released).
 RUN_AI_SCIENTIST_SEARCH = "Semantic Scholar at this run"
 AUTHORS_AI_SCIENTIST_SEARCH = "Semantic Scholar at the authors' run (results not released)"
+AUTHORS_CHECKER_ENCODER = "allenai/specter2_base with the specter2 adapter (first token)"
+AUTHORS_CHECKER_WINDOWS = "in the order their answers arrived"
+CHECKER_WINDOWS = "back to front, as built"
 
 
 def paper_conditions(
@@ -382,6 +400,14 @@ def paper_conditions(
     # The AI-Scientist check searches the live index: what its rounds find may differ from what
     # the authors' found, so its numbers are never compared as equal either.
     found["judges"]["ai_scientist"]["search"] = AUTHORS_AI_SCIENTIST_SEARCH
+    # The checker's embedder: their Specter2 base with its proximity adapter, the first token's
+    # vector (ranking/embedding.py); and their RankGPT windows, all sent at once, each reordering
+    # the list as its answer arrived.
+    if found["judges"]["scideator"]:
+        found["judges"]["scideator"] |= {
+            "encoder": AUTHORS_CHECKER_ENCODER,
+            "windows": AUTHORS_CHECKER_WINDOWS,
+        }
     return found
 
 
@@ -796,6 +822,8 @@ def judges_conditions(row, settings: dict, found: pd.DataFrame | None) -> dict:
         out["retrieval"] = settings.get("retrieval")
     if "ai_scientist" in changes:
         out["ai_scientist"] = settings.get("ai_scientist")
+    if "scideator" in changes:
+        out["scideator"] = settings.get("scideator")
     return out
 
 

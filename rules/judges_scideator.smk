@@ -1,0 +1,52 @@
+from noveval.judges import scideator
+
+# The Idea Novelty Checker's cells: on the submit host, like the searched related work (it needs
+# the network, hardly a CPU, and shares the Semantic Scholar pace); its verdicts in the judges'
+# format, in place of rule judges_verdicts.
+NOVELTY_CHECKER = f"{RESULTS}/downloads/upstream/novelty_checker"
+SCIDEATOR = config["judges"]["scideator"]
+
+
+ruleorder: judges_scideator > judges_verdicts
+
+
+rule judges_scideator:
+    input:
+        instances=f"{RESULTS}/judges/{{dataset}}/pointwise/{{setup}}/instances.parquet",
+        upstream=[
+            f"{NOVELTY_CHECKER}/{path}"
+            for path in scideator.upstream_files(SCIDEATOR["examples"])
+        ],
+        weights=scorer_weights_inputs(REGISTRY, [SCIDEATOR["encoder"]], RESULTS),
+    output:
+        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/verdicts.parquet",
+        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/transcript.jsonl",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/verdicts.log",
+    localrule: True
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=code_version(
+            "noveval.judges.scideator",
+            "noveval.literature.semantic_scholar",
+            "noveval.literature.leakage",
+        ),
+        registry=config["registry"],
+        cache=CACHE,
+        inference=config_slice(
+            config["inference"],
+            "concurrency",
+            "request_timeout_s",
+            "max_retries",
+            "server_start_timeout_s",
+        ),
+        settings=SCIDEATOR,
+        literature={
+            "semantic_scholar": config["literature"]["semantic_scholar"],
+            "cache_dir": f"{RESULTS}/literature/semantic_scholar",
+            "cutoff": JUDGE_RETRIEVAL["cutoff"],
+        },
+        all_failed=config["judges"]["all_failed"],
+    script:
+        "../scripts/judges_scideator.py"
