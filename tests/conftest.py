@@ -291,23 +291,28 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
 
 
 @pytest.fixture(scope="session")
-def release_judges_run(tmp_path_factory) -> WorkflowRun:
-    """The judges on the authors' whole release (10 + 13 pairs, 21 + 26 ideas) with the local
-    SmolLM2: the reference judge at one call per idea and order, and no aggregation. An overlay
-    on ``config/config.yaml`` that drops the default's samples with ``null``."""
+def release_judges_run(tmp_path_factory, loopback) -> WorkflowRun:
+    """The judges on the authors' whole release (10 + 13 pairs, 21 + 26 ideas) with gpt-4o on the
+    loopback server (what is tested is the release's plumbing, not a model's verdicts): the
+    reference judge at one call per idea and order, and no aggregation. An overlay on
+    ``config/config.yaml`` that drops the default's samples with ``null``."""
     release = shared_file("novelty-eval", "human-only", "pairwise.yaml").parents[1]
+    folder = tmp_path_factory.mktemp("release-judges")
     overlay = {
+        "registry": str(loopback_registry(folder / "models.yaml", loopback, "gpt-4o")),
         "judges": {
             "datasets": {"sample": None, "release": str(release)},
+            "models": ["gpt-4o"],
             "changes": ["reference", "no_aggregation"],
             "max_tokens": 64,
             "reasoning_chars": 40,
             "bootstrap": {"resamples": 200, "seed": 42},
+            "motivation": {"model": "gpt-4o"},
         },
         "novbench": {"datasets": {"sample": None}},
     }
-    folder = tmp_path_factory.mktemp("release-judges")
-    return start_run(folder, overlay, snakemake_env(), base=("config/config.yaml",))
+    env = snakemake_env(**LOOPBACK_KEY)
+    return start_run(folder, overlay, env, base=("config/config.yaml",))
 
 
 @dataclass(frozen=True)
