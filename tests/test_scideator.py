@@ -1,5 +1,6 @@
-"""Scideator's Idea Novelty Checker: its readings by hand, its prompts from the pinned files, and
-its pipeline on hand-made papers against the loopback provider and Semantic Scholar stand-in."""
+"""Scideator's Idea Novelty Checker: its readings by hand, its builtin prompts and those of the
+pinned files, and its pipeline on hand-made papers against the loopback provider and Semantic
+Scholar stand-in."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from noveval.engines.servers import serve
 from noveval.judges.aggregation import FAILED, TIE
 from noveval.judges.scideator import (
     Backbone,
+    BuiltinPrompts,
     Check,
     Literature,
     Prompts,
     UpstreamFunction,
     decision_of,
     embedding_text,
+    load_prompts,
     most_similar,
     opened_file,
     parse_keywords,
@@ -136,6 +139,64 @@ def test_the_most_similar_papers_by_cosine_without_the_abstractless():
     assert kept[1]["similarity"] == pytest.approx(2**-0.5)
 
 
+def test_the_builtin_keywords_prompt_shows_the_shape_the_checker_reads():
+    prompts = load_prompts(None, {})
+    assert isinstance(prompts, BuiltinPrompts)
+    system, user = prompts.keywords("byte models idea")
+    assert user == {"role": "user", "content": "Idea:\nbyte models idea"}
+    # the answer shape the instruction shows is the one parse_keywords reads
+    assert parse_keywords(system["content"]) == (
+        ["keyword one", "keyword two"],
+        ["A Possible Title", "Another Possible Title"],
+    )
+    answer = (
+        "Sure.\n<keywords>['byte models', 'no tokenizer']</keywords>\n<titles>['Bytes']</titles>"
+    )
+    assert parse_keywords(answer) == (["byte models", "no tokenizer"], ["Bytes"])
+    (facets,) = prompts.facets("byte models idea")
+    assert facets["role"] == "user" and facets["content"].endswith(
+        "<idea> byte models idea </idea>"
+    )
+
+
+def test_the_builtin_rerank_window_gives_the_facets_and_asks_for_an_order():
+    window = load_prompts(None, {}).rerank("IDEA", "FACETS", ["p one", "p two"])
+    assert window[0]["role"] == "system"
+    assert (
+        "rank 2 passages" in window[0]["content"] and "Key facets: FACETS" in window[0]["content"]
+    )
+    assert window[1:5] == [
+        {"role": "user", "content": "[1] p one"},
+        {"role": "assistant", "content": "Received passage [1]."},
+        {"role": "user", "content": "[2] p two"},
+        {"role": "assistant", "content": "Received passage [2]."},
+    ]
+    assert window[5]["role"] == "user" and "[2] > [1] > [3]" in window[5]["content"]
+    assert "Key facets: (none)" in load_prompts(None, {}).rerank("I", "", ["p"])[0]["content"]
+    # an answer in the asked shape, and a chatty one, give the same order
+    assert permutation("[2] > [1]", 2) == permutation("Ranking: [2] > [1].", 2) == [1, 0]
+
+
+def test_the_builtin_verdict_shows_our_examples_and_the_papers_numbered_from_zero():
+    papers = [{"title": "T0", "abstract": "A0"}, {"title": "T1", "abstract": "A1"}]
+    system, user = load_prompts(None, {}).verdict("IDEA", papers)
+    assert user["content"] == (
+        "Idea:\nIDEA\n\nPapers:\nPaper [0]: T0. Abstract: A0\nPaper [1]: T1. Abstract: A1"
+    )
+    examples = system["content"].split("Examples:\n", 1)[1].split("\n\nIdea: ")
+    assert len(examples) == 2 and "Paper [1]: Contrastive Coding of Audio." in examples[0]
+    # each example's answer is read as the checker reads a verdict
+    answers = [example[example.index("Class:") :] for example in examples]
+    readings = [parse_verdict(answer) for answer in answers]
+    assert [category for category, _ in readings] == ["not novel", "novel"]
+    assert [decision_of(category) for category, _ in readings] == [0, 1]
+    assert readings[0][1].startswith("Paper [0] already pre-trains")
+    assert parse_verdict("Class: Novel\nReview: Papers [0] and [1] differ.") == (
+        "novel",
+        "Papers [0] and [1] differ.",
+    )
+
+
 def test_the_pinned_prompts_render_each_step():
     """Needs a copy of simra-shahid/idea_novelty_checker at the pinned commit beside the shared
     data (novelty-eval/model-code/novelty_checker)."""
@@ -153,7 +214,7 @@ def test_the_pinned_prompts_render_each_step():
     ]
     assert window[-1]["content"].startswith("**QUERY** Idea: IDEA. **Key Facets")
     papers = [{"title": "T", "abstract": "A"}]
-    verdict = prompts.verdict("IDEA", papers, prompts.examples, papers=papers)
+    verdict = prompts.verdict("IDEA", papers)
     assert opened_file(
         "noveltychecker/models/idea_novelty_checker/incontext_examples/relaxed.json"
     ) in verdict[1]["content"]  # fmt: skip
