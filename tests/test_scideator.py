@@ -20,6 +20,7 @@ from noveval.judges.scideator import (
     Backbone,
     BuiltinPrompts,
     Check,
+    Cut,
     Literature,
     Prompts,
     UpstreamFunction,
@@ -107,6 +108,7 @@ def test_rankgpt_windows_run_back_to_front_and_need_twenty_passages():
     assert windows(19) == []
     assert windows(20) == [(0, 20)]
     assert windows(45) == [(25, 45), (15, 35), (5, 25)]  # 0..4 are never reranked
+    assert windows(7, 5, 10) == [(2, 7)] and windows(7, 3, 2) == [(4, 7), (2, 5), (0, 3)]
     assert permutation("[3] > [1] > [3] > [9]", 4) == [2, 0, 1, 3]  # repeats and 9 dropped
     assert permutation("nothing", 2) == [0, 1]
 
@@ -118,6 +120,10 @@ def test_windows_reorder_in_turn_and_a_missing_answer_keeps_its_window():
     assert [p["title"] for p in order[:3]] == ["t29", "t0", "t1"]
     assert [p["title"] for p in order[10:12]] == ["t9", "t10"]
     assert reranked(papers, {(10, 30): None, (0, 20): None}) == papers
+    # one window of 5 over the last 5 of 7: its 5th (t6) first among them
+    assert [p["title"] for p in reranked(papers[:7], {(2, 7): "[5]"}, 5, 10)] == [
+        "t0", "t1", "t6", "t2", "t3", "t4", "t5",
+    ]  # fmt: skip
 
 
 def test_the_most_similar_papers_by_cosine_without_the_abstractless():
@@ -277,7 +283,7 @@ def test_the_pipeline_through_the_request_layer_and_a_rerun_repeats_nothing(
             instance["own_titles"] = ["Our Own Byte Paper"]
             return run_checks(
                 [instance], checker, reranker, settings, Literature(client, "2025-03-01"),
-                lambda texts: {t: vector(t) for t in texts}, hand_prompts(), 10,
+                lambda texts: {t: vector(t) for t in texts}, hand_prompts(), Cut(10),
             )  # fmt: skip
 
     with LoopbackS2(papers, api_key=None, requests_per_second=1000) as s2:

@@ -12,7 +12,8 @@ Per idea:
    cosine-similar to the idea kept; those without a title or an abstract are dropped;
 4. RankGPT reranks them in windows of 20 passages moved back to front by 10 (one call per
    window, with the facets in the "priority" variant); fewer than 20 papers: no window, the
-   embedding order stays;
+   embedding order stays (the sizes are settings: ``papers_embedded``, ``rerank_window``,
+   ``rerank_step``, theirs by default);
 5. the model reads the idea and the first ten papers (``prompt_NoveltyChecker_…``) and answers
    "Class: … Review: …"; the class gives the decision (their runner's reading: "novel" 1,
    "not novel" 0, another class with "novel" in it 0 when it holds "not", else 1).
@@ -388,12 +389,13 @@ def passage(paper: dict) -> str:
     return " ".join(content(paper).replace("Title: Content: ", "").strip().split()[:PASSAGE_WORDS])
 
 
-def windows(count: int) -> list[tuple[int, int]]:
-    """RankGPT's windows over ``count`` passages, back to front (none under 20)."""
-    spans, start = [], count - WINDOW
+def windows(count: int, size: int = WINDOW, step: int = STEP) -> list[tuple[int, int]]:
+    """RankGPT's windows of ``size`` over ``count`` passages, each ``step`` nearer the front,
+    back to front (none under ``size``)."""
+    spans, start = [], count - size
     while start >= 0:
-        spans.append((start, start + WINDOW))
-        start -= STEP
+        spans.append((start, start + size))
+        start -= step
     return spans
 
 
@@ -405,12 +407,17 @@ def permutation(answer: str, size: int) -> list[int]:
     return order + [n for n in range(size) if n not in order]
 
 
-def reranked(papers: list[dict], answers: dict[tuple[int, int], str | None]) -> list[dict]:
+def reranked(
+    papers: list[dict],
+    answers: dict[tuple[int, int], str | None],
+    size: int = WINDOW,
+    step: int = STEP,
+) -> list[dict]:
     """The papers after each window's answer, applied back to front (a missing answer leaves
     its window as it is); papers with the same passage take the last one's place, as their
     mapping from passage to position does."""
     hits = list(papers)
-    for start, end in windows(len(papers)):
+    for start, end in windows(len(papers), size, step):
         answer = answers.get((start, end))
         if answer is None:
             continue
@@ -507,6 +514,27 @@ class Backbone:
     decoding: dict
 
 
+@dataclass(frozen=True)
+class Cut:
+    """How many papers each stage keeps: the embedding cut, RankGPT's window and its step, the
+    papers the verdict reads (their defaults but ``shown``)."""
+
+    shown: int
+    embedded: int = EMBEDDED_PAPERS
+    window: int = WINDOW
+    step: int = STEP
+
+    @classmethod
+    def of(cls, settings: dict) -> Cut:
+        """From ``judges.scideator``'s papers_shown, papers_embedded, rerank_window, rerank_step."""
+        return cls(
+            settings["papers_shown"],
+            settings.get("papers_embedded", EMBEDDED_PAPERS),
+            settings.get("rerank_window", WINDOW),
+            settings.get("rerank_step", STEP),
+        )
+
+
 @dataclass
 class Check:
     """One idea's way through the checker."""
@@ -558,11 +586,11 @@ def run_checks(
     literature: Literature,
     encode: Callable[[list[str]], dict],
     prompts: Prompts | BuiltinPrompts,
-    shown: int,
+    cut: Cut,
 ) -> tuple[list[Check], list[dict]]:
     """Every idea through the checker (pointwise ``instances`` with ``instance_id``, ``ideas``
-    and ``own_titles``); returns the checks and every call's journal record with its instance
-    and step."""
+    and ``own_titles``), keeping ``cut``'s papers at each stage; returns the checks and every
+    call's journal record with its instance and step."""
     checks = [
         Check(i["instance_id"], i["ideas"][0], list(i.get("own_titles") or [])) for i in instances
     ]
@@ -592,14 +620,16 @@ def run_checks(
         check.papers = literature.papers(
             check.idea, check.keywords + check.title_queries, check.titles
         )
-        check.ranked = most_similar(check.idea, check.papers, encode)
+        check.ranked = most_similar(check.idea, check.papers, encode, cut.embedded)
         log.info(
             "%s: %d queries, %d papers, %d embedded",
             check.instance_id, len(check.keywords + check.title_queries), len(check.papers),
             len(check.ranked),
         )  # fmt: skip
 
-    spans = {check.instance_id: windows(len(check.ranked)) for check in checks}
+    spans = {
+        check.instance_id: windows(len(check.ranked), cut.window, cut.step) for check in checks
+    }
     rerank_rows = {
         (check.instance_id, span): request(
             reranker,
@@ -618,8 +648,8 @@ def run_checks(
             span: record(check, "rerank", found[check.instance_id, span])
             for span in spans[check.instance_id]
         }
-        check.ranked = reranked(check.ranked, window_answers)
-        check.shown = check.ranked[:shown]
+        check.ranked = reranked(check.ranked, window_answers, cut.window, cut.step)
+        check.shown = check.ranked[: cut.shown]
 
     verdict_rows = {
         check.instance_id: request(
@@ -753,7 +783,7 @@ def judge_cell(
         reranker = Backbone(*served[names["reranker"]], settings["rerank_decoding"])
         checks, calls = run_checks(
             instances, checker, reranker, client_settings, search, encoder.encode, prompts,
-            settings["papers_shown"],
+            Cut.of(settings),
         )  # fmt: skip
     counts = search.client.counts()
     log.info(
