@@ -5,6 +5,8 @@ from noveval.judges import scideator
 # format, in place of rule judges_verdicts.
 NOVELTY_CHECKER = f"{RESULTS}/downloads/upstream/novelty_checker"
 SCIDEATOR = config["judges"]["scideator"]
+# The paper mode reads the checker's pinned prompts; the builtin mode, the project's own.
+CHECKER_PINNED = config["judges"]["prompts"] == "authors"
 
 
 ruleorder: judges_scideator > judges_verdicts
@@ -13,10 +15,14 @@ ruleorder: judges_scideator > judges_verdicts
 rule judges_scideator:
     input:
         instances=f"{RESULTS}/judges/{{dataset}}/pointwise/{{setup}}/instances.parquet",
-        upstream=[
-            f"{NOVELTY_CHECKER}/{path}"
-            for path in scideator.upstream_files(SCIDEATOR["examples"])
-        ],
+        upstream=(
+            [
+                f"{NOVELTY_CHECKER}/{path}"
+                for path in scideator.upstream_files(SCIDEATOR["examples"])
+            ]
+            if CHECKER_PINNED
+            else []
+        ),
         weights=scorer_weights_inputs(REGISTRY, [SCIDEATOR["encoder"]], RESULTS),
     output:
         verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/verdicts.parquet",
@@ -31,6 +37,7 @@ rule judges_scideator:
             "noveval.judges.scideator",
             "noveval.literature.semantic_scholar",
             "noveval.literature.leakage",
+            data=("prompts/judges",),
         ),
         registry=config["registry"],
         cache=CACHE,
@@ -48,5 +55,6 @@ rule judges_scideator:
             "cutoff": JUDGE_RETRIEVAL["cutoff"],
         },
         all_failed=config["judges"]["all_failed"],
+        pinned=CHECKER_PINNED,
     script:
         "../scripts/judges_scideator.py"

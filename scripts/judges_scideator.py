@@ -15,7 +15,11 @@ with log_to(snakemake.log[0]):
         inference=snakemake.params.inference,
         settings=snakemake.params.settings,
         literature=snakemake.params.literature,
-        checker_root=scideator.upstream_root(snakemake.input.upstream[0]),
+        checker_root=(
+            scideator.upstream_root(snakemake.input.upstream[0])
+            if snakemake.params.pinned
+            else None
+        ),
         log_path=snakemake.log[0],
         all_failed=snakemake.params.all_failed,
         weights_manifests=list(snakemake.input.weights),

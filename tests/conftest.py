@@ -39,9 +39,6 @@ S2_TEST_KEY = {"S2_API_KEY": "s2-loopback"}
 # Hosted models the embedded run points at the loopback server: gpt-4o runs in it, gpt-5.1 is
 # the model that overlays add.
 LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1", "gpt-5.6-sol")
-# The Idea Novelty Checker's pinned files (upstream novelty_checker), when a copy lies beside the
-# shared data: the embedded run then judges its 2 ideas with the checker too.
-NOVELTY_CHECKER_COPY = SHARED_DATA / "novelty-eval" / "model-code" / "novelty_checker"
 PAPER_GRID_MINUTES = 600  # the partitions' time limit of the paper grid's site file
 
 
@@ -246,8 +243,8 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
     answers them. The agentic judge (gpt-5.6-sol on the loopback server, which searches once per
     call) judges the 2 ideas, and so does the AI-Scientist check with SmolLM2 in one round
     (searching the loopback Semantic Scholar where its answer asks), and the Idea Novelty Checker
-    on SmolLM2 where its pinned files have a copy beside the shared data
-    (:data:`NOVELTY_CHECKER_COPY`).
+    with its builtin prompts on SmolLM2 (an embedding cut of 5 papers, one RankGPT window over
+    them, 3 papers in the verdict).
     """
     folder = tmp_path_factory.mktemp("embedded")
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
@@ -269,6 +266,15 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
         systems={
             "agentic": {"models": ["gpt-5.6-sol"]},
             "ai_scientist": {"models": ["smollm2-135m"], "rounds": 1, "cutoff": "2025-03-01"},
+            "scideator": {"models": ["smollm2-135m"]},
+        },
+        scideator={
+            "papers_shown": 3,
+            "papers_embedded": 5,
+            "rerank_window": 5,
+            "rerank_step": 5,
+            "decoding": {"temperature": 0, "max_tokens": 48},
+            "rerank_decoding": {"temperature": 0, "max_tokens": 24},
         },
     )
     config["judges"]["retrieval"].update(
@@ -279,14 +285,6 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
     config["literature"] = {
         "semantic_scholar": {"base_url": loopback_s2.base_url, "requests_per_second": 0.9}
     }
-    if NOVELTY_CHECKER_COPY.exists():  # the checker with SmolLM2, 3 papers shown, tiny budgets
-        config["judges"]["systems"]["scideator"] = {"models": ["smollm2-135m"]}
-        config["judges"]["scideator"] = {
-            "papers_shown": 3,
-            "decoding": {"temperature": 0, "max_tokens": 48},
-            "rerank_decoding": {"temperature": 0, "max_tokens": 24},
-        }
-        config.setdefault("upstream", {})["novelty_checker"] = str(NOVELTY_CHECKER_COPY)
     return start_run(folder, config, snakemake_env(**LOOPBACK_KEY, **S2_TEST_KEY))
 
 

@@ -7,17 +7,15 @@ import json
 import pandas as pd
 import pytest
 import yaml
+from conftest import PROXIED_MODEL as MODEL
 from conftest import (
-    NOVELTY_CHECKER_COPY,
     REPO,
     proxied_registry,
     run_snakemake,
     snakemake_env,
     tiny_judges_release,
-    unavailable,
     write_yaml,
 )
-from conftest import PROXIED_MODEL as MODEL
 
 from noveval.judges.aggregation import TIE
 
@@ -58,10 +56,9 @@ def test_judge_grid_end_to_end(embedded_run):
     pointwise = pd.read_csv(out / "pointwise" / "metrics.csv")
     assert set(pairwise["change"]) == {
         "reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"}  # fmt: skip
-    systems = {"agentic", "scideator"} if NOVELTY_CHECKER_COPY.exists() else {"agentic"}
     assert set(pointwise["change"]) == {
         "reference", "retrieval", "purpose_mechanism", "no_aggregation", "ai_scientist",
-        *systems}  # fmt: skip
+        "agentic", "scideator"}  # fmt: skip
     assert (pairwise["n_instances"] == 2).all() and (pointwise["n_instances"] == 2).all()
     reference = pairwise.set_index("change").loc["reference"]
     assert reference["n_calls"] == 4 and reference["flip_rate"] == 0
@@ -139,21 +136,21 @@ def test_the_agentic_judge_searches_and_its_cost_counts_them(embedded_run):
 
 
 def test_the_novelty_checker_judges_the_ideas_with_its_calls_counted(embedded_run):
-    """SmolLM2 as the checker's model: per idea its keywords and facets, and a verdict when
-    the searches found a paper (the stand-in's 18 papers make no RankGPT window: fewer than 20);
-    its metrics row counts those calls, an idea without a class as failed."""
-    if not NOVELTY_CHECKER_COPY.exists():
-        unavailable(
-            f"no pinned checker copy at {NOVELTY_CHECKER_COPY}", "NOVEVAL_REQUIRE_MODEL_CODE"
-        )
+    """SmolLM2 as the checker's model with the builtin prompts: per idea its keywords and
+    facets, one RankGPT window when the embedding cut holds 5 papers (the stand-in's snippet
+    search finds them), and a verdict when a paper was found; its metrics row counts those
+    calls, an idea without a class as failed."""
     out = embedded_run.results / "judges" / "tiny"
     metrics = pd.read_csv(out / "pointwise" / "metrics.csv").set_index("change")
     checker = metrics.loc["scideator"]
     cell = out / "smollm2-135m" / "pointwise" / "human-plus-generated" / "scideator"
     transcript = [json.loads(line) for line in (cell / "transcript.jsonl").read_text().splitlines()]
     assert len(transcript) == 2 and all(len(t["shown"]) <= 3 for t in transcript)
+    assert all(len(t["ranked"]) <= 5 for t in transcript)
+    assert any(len(t["ranked"]) == 5 for t in transcript), "no idea reached a RankGPT window"
+    windows = sum(len(t["ranked"]) == 5 for t in transcript)
     assert checker["model"] == "smollm2-135m" and checker["n_instances"] == 2
-    assert checker["n_calls"] == sum(2 + bool(t["shown"]) for t in transcript)
+    assert checker["n_calls"] == sum(2 + bool(t["shown"]) for t in transcript) + windows
     assert checker["n_failed_calls"] == sum(t["decision"] is None for t in transcript)
     assert pd.notna(checker["macro_f1"]) and checker["compute_hours"] > 0
     verdicts = pd.read_parquet(cell / "verdicts.parquet")

@@ -1,5 +1,6 @@
-"""Scideator's Idea Novelty Checker: its readings by hand, its prompts from the pinned files, and
-its pipeline on hand-made papers against the loopback provider and Semantic Scholar stand-in."""
+"""Scideator's Idea Novelty Checker: its readings by hand, its builtin prompts and those of the
+pinned files, and its pipeline on hand-made papers against the loopback provider and Semantic
+Scholar stand-in."""
 
 from __future__ import annotations
 
@@ -17,12 +18,15 @@ from noveval.engines.servers import serve
 from noveval.judges.aggregation import FAILED, TIE
 from noveval.judges.scideator import (
     Backbone,
+    BuiltinPrompts,
     Check,
+    Cut,
     Literature,
     Prompts,
     UpstreamFunction,
     decision_of,
     embedding_text,
+    load_prompts,
     most_similar,
     opened_file,
     parse_keywords,
@@ -104,6 +108,7 @@ def test_rankgpt_windows_run_back_to_front_and_need_twenty_passages():
     assert windows(19) == []
     assert windows(20) == [(0, 20)]
     assert windows(45) == [(25, 45), (15, 35), (5, 25)]  # 0..4 are never reranked
+    assert windows(7, 5, 10) == [(2, 7)] and windows(7, 3, 2) == [(4, 7), (2, 5), (0, 3)]
     assert permutation("[3] > [1] > [3] > [9]", 4) == [2, 0, 1, 3]  # repeats and 9 dropped
     assert permutation("nothing", 2) == [0, 1]
 
@@ -115,6 +120,10 @@ def test_windows_reorder_in_turn_and_a_missing_answer_keeps_its_window():
     assert [p["title"] for p in order[:3]] == ["t29", "t0", "t1"]
     assert [p["title"] for p in order[10:12]] == ["t9", "t10"]
     assert reranked(papers, {(10, 30): None, (0, 20): None}) == papers
+    # one window of 5 over the last 5 of 7: its 5th (t6) first among them
+    assert [p["title"] for p in reranked(papers[:7], {(2, 7): "[5]"}, 5, 10)] == [
+        "t0", "t1", "t6", "t2", "t3", "t4", "t5",
+    ]  # fmt: skip
 
 
 def test_the_most_similar_papers_by_cosine_without_the_abstractless():
@@ -136,6 +145,64 @@ def test_the_most_similar_papers_by_cosine_without_the_abstractless():
     assert kept[1]["similarity"] == pytest.approx(2**-0.5)
 
 
+def test_the_builtin_keywords_prompt_shows_the_shape_the_checker_reads():
+    prompts = load_prompts(None, {})
+    assert isinstance(prompts, BuiltinPrompts)
+    system, user = prompts.keywords("byte models idea")
+    assert user == {"role": "user", "content": "Idea:\nbyte models idea"}
+    # the answer shape the instruction shows is the one parse_keywords reads
+    assert parse_keywords(system["content"]) == (
+        ["keyword one", "keyword two"],
+        ["A Possible Title", "Another Possible Title"],
+    )
+    answer = (
+        "Sure.\n<keywords>['byte models', 'no tokenizer']</keywords>\n<titles>['Bytes']</titles>"
+    )
+    assert parse_keywords(answer) == (["byte models", "no tokenizer"], ["Bytes"])
+    (facets,) = prompts.facets("byte models idea")
+    assert facets["role"] == "user" and facets["content"].endswith(
+        "<idea> byte models idea </idea>"
+    )
+
+
+def test_the_builtin_rerank_window_gives_the_facets_and_asks_for_an_order():
+    window = load_prompts(None, {}).rerank("IDEA", "FACETS", ["p one", "p two"])
+    assert window[0]["role"] == "system"
+    assert (
+        "rank 2 passages" in window[0]["content"] and "Key facets: FACETS" in window[0]["content"]
+    )
+    assert window[1:5] == [
+        {"role": "user", "content": "[1] p one"},
+        {"role": "assistant", "content": "Received passage [1]."},
+        {"role": "user", "content": "[2] p two"},
+        {"role": "assistant", "content": "Received passage [2]."},
+    ]
+    assert window[5]["role"] == "user" and "[2] > [1] > [3]" in window[5]["content"]
+    assert "Key facets: (none)" in load_prompts(None, {}).rerank("I", "", ["p"])[0]["content"]
+    # an answer in the asked shape, and a chatty one, give the same order
+    assert permutation("[2] > [1]", 2) == permutation("Ranking: [2] > [1].", 2) == [1, 0]
+
+
+def test_the_builtin_verdict_shows_our_examples_and_the_papers_numbered_from_zero():
+    papers = [{"title": "T0", "abstract": "A0"}, {"title": "T1", "abstract": "A1"}]
+    system, user = load_prompts(None, {}).verdict("IDEA", papers)
+    assert user["content"] == (
+        "Idea:\nIDEA\n\nPapers:\nPaper [0]: T0. Abstract: A0\nPaper [1]: T1. Abstract: A1"
+    )
+    examples = system["content"].split("Examples:\n", 1)[1].split("\n\nIdea: ")
+    assert len(examples) == 2 and "Paper [1]: Contrastive Coding of Audio." in examples[0]
+    # each example's answer is read as the checker reads a verdict
+    answers = [example[example.index("Class:") :] for example in examples]
+    readings = [parse_verdict(answer) for answer in answers]
+    assert [category for category, _ in readings] == ["not novel", "novel"]
+    assert [decision_of(category) for category, _ in readings] == [0, 1]
+    assert readings[0][1].startswith("Paper [0] already pre-trains")
+    assert parse_verdict("Class: Novel\nReview: Papers [0] and [1] differ.") == (
+        "novel",
+        "Papers [0] and [1] differ.",
+    )
+
+
 def test_the_pinned_prompts_render_each_step():
     """Needs a copy of simra-shahid/idea_novelty_checker at the pinned commit beside the shared
     data (novelty-eval/model-code/novelty_checker)."""
@@ -153,7 +220,7 @@ def test_the_pinned_prompts_render_each_step():
     ]
     assert window[-1]["content"].startswith("**QUERY** Idea: IDEA. **Key Facets")
     papers = [{"title": "T", "abstract": "A"}]
-    verdict = prompts.verdict("IDEA", papers, prompts.examples, papers=papers)
+    verdict = prompts.verdict("IDEA", papers)
     assert opened_file(
         "noveltychecker/models/idea_novelty_checker/incontext_examples/relaxed.json"
     ) in verdict[1]["content"]  # fmt: skip
@@ -216,7 +283,7 @@ def test_the_pipeline_through_the_request_layer_and_a_rerun_repeats_nothing(
             instance["own_titles"] = ["Our Own Byte Paper"]
             return run_checks(
                 [instance], checker, reranker, settings, Literature(client, "2025-03-01"),
-                lambda texts: {t: vector(t) for t in texts}, hand_prompts(), 10,
+                lambda texts: {t: vector(t) for t in texts}, hand_prompts(), Cut(10),
             )  # fmt: skip
 
     with LoopbackS2(papers, api_key=None, requests_per_second=1000) as s2:

@@ -12,12 +12,16 @@ Per idea:
    cosine-similar to the idea kept; those without a title or an abstract are dropped;
 4. RankGPT reranks them in windows of 20 passages moved back to front by 10 (one call per
    window, with the facets in the "priority" variant); fewer than 20 papers: no window, the
-   embedding order stays;
+   embedding order stays (the sizes are settings: ``papers_embedded``, ``rerank_window``,
+   ``rerank_step``, theirs by default);
 5. the model reads the idea and the first ten papers (``prompt_NoveltyChecker_…``) and answers
    "Class: … Review: …"; the class gives the decision (their runner's reading: "novel" 1,
    "not novel" 0, another class with "novel" in it 0 when it holds "not", else 1).
 
-Prompts are rendered from the pinned upstream files read with ``ast``, never executed. Their
+In the paper mode (``judges.prompts: authors``) the prompts are rendered from the pinned
+upstream files read with ``ast``, never executed; in the builtin mode they are the project's own
+(``prompts/judges/scideator.yaml``, with in-context examples of its own), asking for the same
+answer shapes, with RankGPT's facets always given (like the "priority" variant). Their
 windows are sent at once and each answer reorders the list as it arrives; we apply them back
 to front, the order they were built in. A call that fails for good leaves its step empty (no
 keywords, no facets, a window unchanged, no decision).
@@ -51,6 +55,7 @@ from noveval.judges.prompts import call_item_id
 from noveval.literature.leakage import cutoff_filter, is_own_paper, without_leakage
 from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.registry import ModelSpec
+from noveval.templates import PROMPT_DIR
 from noveval.upstream import UpstreamSource
 
 log = logging.getLogger(__name__)
@@ -58,6 +63,7 @@ log = logging.getLogger(__name__)
 PIPELINE_PROMPTS = "noveltychecker/utils/prompts.py"  # upstream novelty_checker
 CHECKER_PROMPTS = "noveltychecker/models/idea_novelty_checker/prompts.py"
 EXAMPLES = "noveltychecker/models/idea_novelty_checker/incontext_examples/{}.json"
+BUILTIN = PROMPT_DIR / "judges" / "scideator.yaml"
 VERDICT_PROMPTS = {
     "relaxed": "prompt_NoveltyChecker_allowsIncrementalNovelty",
     "less-relaxed": "prompt_NoveltyChecker_allowsIncrementalNovelty_lessRelaxed",
@@ -198,15 +204,27 @@ class UpstreamFunction:
         raise ValueError(f"{self.where}: cannot read {ast.unparse(node)}")
 
 
+def window_turns(passages: list[str]) -> list[dict]:
+    """RankGPT's passages of a window: each a user turn acknowledged by the assistant."""
+    turns = []
+    for rank, passage in enumerate(passages, start=1):
+        turns += [
+            {"role": "user", "content": f"[{rank}] {passage}"},
+            {"role": "assistant", "content": f"Received passage [{rank}]."},
+        ]
+    return turns
+
+
 @dataclass(frozen=True)
 class Prompts:
-    """The checker's prompt functions and its in-context examples, from the pinned files."""
+    """The checker's prompt functions and its in-context examples, from the pinned files (the
+    paper mode)."""
 
     keywords: UpstreamFunction
     facets: UpstreamFunction
     rerank_prefix: UpstreamFunction
     rerank_last: UpstreamFunction
-    verdict: UpstreamFunction
+    verdict_function: UpstreamFunction
     examples: str
 
     @classmethod
@@ -240,13 +258,82 @@ class Prompts:
         assistant, the last message (with the facets in the priority variant)."""
         arguments = (idea, facets) if len(self.rerank_prefix.parameters) == 3 else (idea,)
         chat = copy.deepcopy(self.rerank_prefix(*arguments, len(passages)))
-        for rank, passage in enumerate(passages, start=1):
-            chat += [
-                {"role": "user", "content": f"[{rank}] {passage}"},
-                {"role": "assistant", "content": f"Received passage [{rank}]."},
-            ]
         last = self.rerank_last(*arguments, len(passages))
-        return [*chat, {"role": "user", "content": last}]
+        return [*chat, *window_turns(passages), {"role": "user", "content": last}]
+
+    def verdict(self, idea: str, papers: list[dict]) -> list[dict]:
+        """The final comparison of the idea with the papers shown."""
+        return self.verdict_function(idea, papers, self.examples, papers=papers)
+
+
+@dataclass(frozen=True)
+class BuiltinPrompts:
+    """The project's own messages for each step (the builtin mode): format strings of
+    ``prompts/judges/scideator.yaml`` and its in-context examples."""
+
+    texts: dict
+
+    @classmethod
+    def read(cls, path: Path = BUILTIN) -> BuiltinPrompts:
+        import yaml
+
+        return cls(yaml.safe_load(path.read_text()))
+
+    def keywords(self, idea: str) -> list[dict]:
+        return [
+            {"role": "system", "content": self.texts["keywords_system"]},
+            {"role": "user", "content": self.texts["keywords_user"].format(idea=idea)},
+        ]
+
+    def facets(self, idea: str) -> list[dict]:
+        return [{"role": "user", "content": self.texts["facets"].format(idea=idea)}]
+
+    def rerank(self, idea: str, facets: str, passages: list[str]) -> list[dict]:
+        """One RankGPT window: the instruction with the facets, the passages, the last ask."""
+        values = {"idea": idea, "facets": facets or "(none)", "count": len(passages)}
+        return [
+            {"role": "system", "content": self.texts["rerank_system"].format(**values)},
+            *window_turns(passages),
+            {"role": "user", "content": self.texts["rerank_last"].format(**values)},
+        ]
+
+    def papers_text(self, papers: list[dict]) -> str:
+        """Papers as the verdict shows them, numbered from 0."""
+        return "\n".join(
+            self.texts["paper"].format(number=i, title=p["title"], abstract=p["abstract"])
+            for i, p in enumerate(papers)
+        )
+
+    def verdict(self, idea: str, papers: list[dict]) -> list[dict]:
+        """The final comparison: the instruction with the examples, the idea and the papers."""
+        examples = "\n\n".join(
+            self.texts["example"].format(
+                idea=example["idea"],
+                papers=self.papers_text(example["papers"]),
+                category=example["category"],
+                review=example["review"],
+            )
+            for example in self.texts["examples"]
+        )
+        user = self.texts["verdict_user"].format(idea=idea, papers=self.papers_text(papers))
+        return [
+            {"role": "system", "content": self.texts["verdict_system"].format(examples=examples)},
+            {"role": "user", "content": user},
+        ]
+
+
+def load_prompts(checker_root: str | Path | None, settings: dict) -> Prompts | BuiltinPrompts:
+    """The pinned prompts in the paper mode (``checker_root``: their files, with
+    ``settings``' prompt, examples, rerank variant), else the builtin messages."""
+    if checker_root is None:
+        return BuiltinPrompts.read()
+    return Prompts.read(
+        checker_root,
+        settings["prompt"],
+        settings["examples"],
+        settings["rerank_variant"],
+        settings["examples_as_run"],
+    )
 
 
 def opened_file(path: str) -> str:
@@ -302,12 +389,13 @@ def passage(paper: dict) -> str:
     return " ".join(content(paper).replace("Title: Content: ", "").strip().split()[:PASSAGE_WORDS])
 
 
-def windows(count: int) -> list[tuple[int, int]]:
-    """RankGPT's windows over ``count`` passages, back to front (none under 20)."""
-    spans, start = [], count - WINDOW
+def windows(count: int, size: int = WINDOW, step: int = STEP) -> list[tuple[int, int]]:
+    """RankGPT's windows of ``size`` over ``count`` passages, each ``step`` nearer the front,
+    back to front (none under ``size``)."""
+    spans, start = [], count - size
     while start >= 0:
-        spans.append((start, start + WINDOW))
-        start -= STEP
+        spans.append((start, start + size))
+        start -= step
     return spans
 
 
@@ -319,12 +407,17 @@ def permutation(answer: str, size: int) -> list[int]:
     return order + [n for n in range(size) if n not in order]
 
 
-def reranked(papers: list[dict], answers: dict[tuple[int, int], str | None]) -> list[dict]:
+def reranked(
+    papers: list[dict],
+    answers: dict[tuple[int, int], str | None],
+    size: int = WINDOW,
+    step: int = STEP,
+) -> list[dict]:
     """The papers after each window's answer, applied back to front (a missing answer leaves
     its window as it is); papers with the same passage take the last one's place, as their
     mapping from passage to position does."""
     hits = list(papers)
-    for start, end in windows(len(papers)):
+    for start, end in windows(len(papers), size, step):
         answer = answers.get((start, end))
         if answer is None:
             continue
@@ -421,6 +514,27 @@ class Backbone:
     decoding: dict
 
 
+@dataclass(frozen=True)
+class Cut:
+    """How many papers each stage keeps: the embedding cut, RankGPT's window and its step, the
+    papers the verdict reads (their defaults but ``shown``)."""
+
+    shown: int
+    embedded: int = EMBEDDED_PAPERS
+    window: int = WINDOW
+    step: int = STEP
+
+    @classmethod
+    def of(cls, settings: dict) -> Cut:
+        """From ``judges.scideator``'s papers_shown, papers_embedded, rerank_window, rerank_step."""
+        return cls(
+            settings["papers_shown"],
+            settings.get("papers_embedded", EMBEDDED_PAPERS),
+            settings.get("rerank_window", WINDOW),
+            settings.get("rerank_step", STEP),
+        )
+
+
 @dataclass
 class Check:
     """One idea's way through the checker."""
@@ -471,12 +585,12 @@ def run_checks(
     settings: ClientSettings,
     literature: Literature,
     encode: Callable[[list[str]], dict],
-    prompts: Prompts,
-    shown: int,
+    prompts: Prompts | BuiltinPrompts,
+    cut: Cut,
 ) -> tuple[list[Check], list[dict]]:
     """Every idea through the checker (pointwise ``instances`` with ``instance_id``, ``ideas``
-    and ``own_titles``); returns the checks and every call's journal record with its instance
-    and step."""
+    and ``own_titles``), keeping ``cut``'s papers at each stage; returns the checks and every
+    call's journal record with its instance and step."""
     checks = [
         Check(i["instance_id"], i["ideas"][0], list(i.get("own_titles") or [])) for i in instances
     ]
@@ -506,14 +620,16 @@ def run_checks(
         check.papers = literature.papers(
             check.idea, check.keywords + check.title_queries, check.titles
         )
-        check.ranked = most_similar(check.idea, check.papers, encode)
+        check.ranked = most_similar(check.idea, check.papers, encode, cut.embedded)
         log.info(
             "%s: %d queries, %d papers, %d embedded",
             check.instance_id, len(check.keywords + check.title_queries), len(check.papers),
             len(check.ranked),
         )  # fmt: skip
 
-    spans = {check.instance_id: windows(len(check.ranked)) for check in checks}
+    spans = {
+        check.instance_id: windows(len(check.ranked), cut.window, cut.step) for check in checks
+    }
     rerank_rows = {
         (check.instance_id, span): request(
             reranker,
@@ -532,15 +648,15 @@ def run_checks(
             span: record(check, "rerank", found[check.instance_id, span])
             for span in spans[check.instance_id]
         }
-        check.ranked = reranked(check.ranked, window_answers)
-        check.shown = check.ranked[:shown]
+        check.ranked = reranked(check.ranked, window_answers, cut.window, cut.step)
+        check.shown = check.ranked[: cut.shown]
 
     verdict_rows = {
         check.instance_id: request(
             checker,
             check,
             VERDICT_CALL,
-            prompts.verdict(check.idea, check.shown, prompts.examples, papers=check.shown),
+            prompts.verdict(check.idea, check.shown),
         )
         for check in checks
         if check.shown
@@ -609,7 +725,7 @@ def judge_cell(
     inference: dict,
     settings: dict,
     literature: dict,
-    checker_root: str,
+    checker_root: str | None,
     log_path: str,
     all_failed: str,
     weights_manifests: list[str] = (),
@@ -618,7 +734,8 @@ def judge_cell(
     its verdicts and each idea's transcript (JSON lines). ``settings``: the config's
     ``judges.scideator``; ``literature``: the Semantic Scholar settings, its cache folder and
     the cutoff. The encoder (``settings['encoder']``) loads from its snapshot of
-    ``weights_manifests`` (rule weights) when it is a hub encoder."""
+    ``weights_manifests`` (rule weights) when it is a hub encoder. ``checker_root``: the pinned
+    files (the paper mode), or None for the builtin messages."""
     from noveval.weights import use_offline
 
     located = use_offline(weights_manifests)
@@ -634,13 +751,7 @@ def judge_cell(
         {"instance_id": row["instance_id"], "ideas": row["ideas"], "own_titles": row["titles"]}
         for row in table.to_dict("records")
     ]
-    prompts = Prompts.read(
-        checker_root,
-        settings["prompt"],
-        settings["examples"],
-        settings["rerank_variant"],
-        settings["examples_as_run"],
-    )
+    prompts = load_prompts(checker_root, settings)
     registry = load_registry(registry_path)
     names = {"checker": cell["model"], "reranker": settings.get("reranker") or cell["model"]}
     local = any(registry.model(name).engine == "llamacpp" for name in names.values())
@@ -672,7 +783,7 @@ def judge_cell(
         reranker = Backbone(*served[names["reranker"]], settings["rerank_decoding"])
         checks, calls = run_checks(
             instances, checker, reranker, client_settings, search, encoder.encode, prompts,
-            settings["papers_shown"],
+            Cut.of(settings),
         )  # fmt: skip
     counts = search.client.counts()
     log.info(
