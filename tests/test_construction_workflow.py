@@ -46,7 +46,8 @@ def test_build_benchmarks_writes_both_releases_the_readers_read_and_scores_the_e
     """One run builds both benchmarks: the judge study's from the recorded OpenReview notes
     (SmolLM2 at tiny budgets), NovBench from the NLPeer sample's 3 papers (gpt-4o-mini on the
     loopback server: 2 kept, 1 left out), and scores the context and step prompts (1 labelled
-    sentence) and the review prompt (1 + 1) with SmolLM2 at 8 new tokens."""
+    sentence) and the review prompt (1 + 1) with SmolLM2 at 8 new tokens, into the reproduction
+    report's Appendix A/B rows."""
     novbench_upstream = shared_file("novbench", "upstream")
     labels = {
         "models": ["smollm2-135m"],
@@ -99,7 +100,7 @@ def test_build_benchmarks_writes_both_releases_the_readers_read_and_scores_the_e
     loopback.answers[reference["reference"]] = BUILDER_ANSWER
     try:
         run_snakemake(
-            "--cores", "2", "build_benchmarks", str(scores_path), *configs,
+            "--cores", "2", "build_benchmarks", "reproduction", *configs,
             env=snakemake_env(**LOOPBACK_KEY),
         )  # fmt: skip
     finally:
@@ -148,6 +149,16 @@ def test_build_benchmarks_writes_both_releases_the_readers_read_and_scores_the_e
         ["review", 2, 1],
     ]
     assert scores["unanswered"].sum() == 0
+    # The reproduction report's Appendix A/B rows: SmolLM2 on 1 + 2 of the labelled sentences at
+    # 8 new tokens is not the paper's run, and each row says how.
+    report = pd.read_csv(tmp_path / "results" / "reproduction" / "report.csv")
+    appendix = report[report["table"].isin(["A", "B"])].set_index(["table", "metric"])
+    assert len(appendix) == 4 and (appendix["verdict"] == "not comparable").all()
+    assert appendix.loc[("A", "accuracy"), "our_value"] == 1.0  # its one sentence, said no
+    reason = appendix.loc[("B", "macro_f1"), "reason"]
+    assert (
+        "model smollm2-135m (paper: gpt-4o-mini)" in reason and "sentences 2 (paper: 993)" in reason
+    )
 
 
 def test_a_new_venue_dry_runs_both_constructions_before_the_tracks_and_plans_their_calls(tmp_path):
