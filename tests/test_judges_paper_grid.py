@@ -171,7 +171,9 @@ def test_judge_workloads_count_calls_and_tokens_by_hand():
 def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_grid):
     planned = paper_grid.dry_run
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
-    assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 91 + 79 + 1)
+    # every backbone's cells, the agentic judge's, and the 72 retrieval cells
+    assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 91 + 79 + 1 + 72)
+    assert jobs["judges_scideator"] == "4"  # 2 backbones x 2 pointwise files
     assert "novelty-eval/gpt-5.6-sol/pointwise/human-plus-generated/agentic/verdicts" in planned
     assert jobs["judges_ai_scientist"] == "4"  # 2 backbones x 2 pointwise files
     for model in ("gpt-5.4", "claude-opus-4-6"):
@@ -185,7 +187,7 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
             assert f"novelty-eval/{model}/pairwise/human-only/{change}/verdicts" in planned
     table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
     judges = table[(table["track"] == "judges") & (table["model"] != "all")]
-    assert set(judges["model"]) == {*BACKBONES, "gpt-5.6-sol"}
+    assert set(judges["model"]) == {*BACKBONES, "gpt-5.6-sol", "gpt-5.4-mini"}  # the reranker
     agentic = judges[judges["model"] == "gpt-5.6-sol"].iloc[0]
     # 308 Human+Generated ideas, one call each, 5 searches a call (the plan's assumption)
     assert (agentic["step"], agentic["requests"], agentic["web_searches"]) == (
@@ -197,7 +199,14 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
     assert set(judges[judges["model"] == "gpt-5.4"]["step"]) == {
         "reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "purpose_mechanism",
         "P3+purpose_mechanism", "P4+purpose_mechanism", "P5+purpose_mechanism", "ai_scientist",
+        "retrieval", "scideator",
     }  # fmt: skip
+    checker = judges[judges["step"].str.startswith("scideator")].set_index(["model", "step"])
+    assert set(checker.index) == {
+        ("gpt-5.4", "scideator"), ("claude-opus-4-6", "scideator"),
+        ("gpt-5.4-mini", "scideator rerank"),
+    }  # fmt: skip
+    assert (checker["rule"] == "judges_scideator").all()
     # the AI-Scientist check at its most: 299 + 308 ideas x 10 rounds, one search a round
     check = judges[(judges["model"] == "gpt-5.4") & (judges["step"] == "ai_scientist")].iloc[0]
     assert (check["requests"], check["web_searches"], check["jobs"]) == (6070, 0, 2)

@@ -627,7 +627,12 @@ PLAN_COLUMNS = [
 
 # The inference rule of a track whose calls are not rule infer's.
 # the rules that send a track's or a step's calls where not the engine's inference rule
-RULES = {"construction": "construction_judges_infer", "ai_scientist": "judges_ai_scientist"}
+RULES = {
+    "construction": "construction_judges_infer",
+    "ai_scientist": "judges_ai_scientist",
+    "scideator": "judges_scideator",
+    "scideator rerank": "judges_scideator",
+}
 
 
 def plan_table(
