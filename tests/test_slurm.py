@@ -217,6 +217,7 @@ def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm
         "context_length": 2048,
         "gpus": 1,
         "gpu_model": "a100",
+        "throughput_tokens_per_s": 1000,  # the job limits' estimate
     }
     results = tmp_path / "results"
     overlay = write_yaml(

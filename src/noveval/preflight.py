@@ -887,7 +887,7 @@ def job_limits_checks(grid: Grid) -> list[Check]:
     if not grid.planned_jobs:
         return []
     if grid.partitions is None:
-        return [skipped("job limits", "no SLURM on this host (sinfo not found)")]
+        return [skipped("job limits", f"no partitions from SLURM here ({grid.sinfo_error})")]
     ok, output = run_command(["sinfo", "--noheader", "--format=%R %l %G %m"])
     if not ok:
         return [Check("job limits", False, f"sinfo failed: {output}")]
