@@ -226,7 +226,9 @@ def test_the_ai_scientist_check_runs_its_round_and_its_cost_counts(embedded_run)
     metrics = pd.read_csv(out / "pointwise" / "metrics.csv")
     check = metrics[metrics["change"] == "ai_scientist"].set_index("model").loc["smollm2-135m"]
     assert (check["n_instances"], check["n_calls"]) == (2, 2)
-    assert 0 <= check["n_failed_calls"] <= 2 and check["cost_usd"] >= 0
+    # a local judge is costed in compute hours (its calls' latency), not USD
+    assert 0 <= check["n_failed_calls"] <= 2 and pd.isna(check["cost_usd"])
+    assert check["cost_basis"] == "CPU-hours" and check["compute_hours"] > 0
     cell = out / "smollm2-135m" / "pointwise" / "human-plus-generated" / "ai_scientist"
     verdicts = pd.read_parquet(cell / "verdicts.parquet")
     assert set(verdicts["verdict"]) <= {0, 1, TIE} and verdicts["n_calls"].tolist() == [1, 1]

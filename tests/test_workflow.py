@@ -55,13 +55,14 @@ def test_novbench_grid_end_to_end(embedded_run):
 
 
 def test_jobs_that_load_metric_models_run_with_the_hub_off(embedded_run):
-    """NovBench scoring and the judges' retrieval (MiniLM) load their models with the hub off,
-    hub models from the weights cache (none in the embedded default: its models are packaged)."""
+    """NovBench scoring and the Idea Novelty Checker's embedding cut (MiniLM) load their models
+    with the hub off, hub models from the weights cache (none in the embedded default: its
+    models are packaged). The run's retrieval cells search Semantic Scholar: no model there."""
     logs = embedded_run.results / "logs"
     scoring = sorted(logs.glob("novbench/tiny/*/score.log"))
-    retrieval = sorted(logs.glob("judges/tiny/**/related.log"))
-    assert len(scoring) == 3 and retrieval  # human, smollm2-135m, gpt-4o
-    for log in scoring + retrieval:
+    checker = sorted(logs.glob("judges/tiny/*/pointwise/*/scideator/verdicts.log"))
+    assert len(scoring) == 3 and checker  # human, smollm2-135m, gpt-4o
+    for log in scoring + checker:
         assert "hub off (HF_HUB_OFFLINE=1); snapshots from the weights cache: none" in (
             log.read_text()
         ), log
