@@ -218,6 +218,7 @@ def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm
         "gpus": 1,
         "gpu_model": "a100",
         "throughput_tokens_per_s": 1000,  # the job limits' estimate
+        "mem_mb": 3000,  # what the CI nodes have
     }
     results = tmp_path / "results"
     overlay = write_yaml(
