@@ -40,7 +40,7 @@ from noveval.judges.aggregation import FAILED, TIE
 from noveval.judges.authors import module_constant
 from noveval.judges.prompts import call_item_id
 from noveval.literature.leakage import cutoff_filter, without_leakage
-from noveval.literature.semantic_scholar import SemanticScholar
+from noveval.literature.semantic_scholar import CLIENT_FIELDS, SemanticScholar
 from noveval.registry import ModelSpec
 from noveval.templates import PROMPT_DIR
 from noveval.upstream import UpstreamSource
@@ -54,18 +54,7 @@ DECISIONS = {"decision made: novel": 1, "decision made: not novel": 0}
 # Their Semantic Scholar search (baselines/_shared/s2_client.py): ten papers a query with these
 # fields, the venue's cutoff as the API's filter and the idea's own paper dropped afterwards.
 RESULTS_PER_QUERY = 10
-SEARCH_FIELDS = [
-    "title",
-    "authors",
-    "abstract",
-    "paperId",
-    "corpusId",
-    "year",
-    "venue",
-    "citationCount",
-    "publicationDate",
-    "externalIds",
-]
+SEARCH_FIELDS = CLIENT_FIELDS
 _FENCED_JSON = re.compile(r"```json(.*?)```", re.DOTALL)
 _BRACES = re.compile(r"\{.*?\}", re.DOTALL)
 _CONTROL = re.compile(r"[\x00-\x1F\x7F]")

@@ -53,7 +53,7 @@ from noveval.engines.servers import serve
 from noveval.judges.aggregation import Rules, aggregate_pointwise
 from noveval.judges.prompts import call_item_id
 from noveval.literature.leakage import cutoff_filter, is_own_paper, without_leakage
-from noveval.literature.semantic_scholar import SemanticScholar
+from noveval.literature.semantic_scholar import CLIENT_FIELDS, SemanticScholar
 from noveval.registry import ModelSpec
 from noveval.templates import PROMPT_DIR
 from noveval.upstream import UpstreamSource
@@ -75,18 +75,7 @@ RERANK_PROMPTS = {  # variant: (the messages before the passages, the last messa
 }
 # Their Semantic Scholar requests (baselines/_shared/s2_client.py).
 SEARCH_LIMIT = 100
-SEARCH_FIELDS = [
-    "title",
-    "authors",
-    "abstract",
-    "paperId",
-    "corpusId",
-    "year",
-    "venue",
-    "citationCount",
-    "publicationDate",
-    "externalIds",
-]
+SEARCH_FIELDS = CLIENT_FIELDS
 DETAIL_FIELDS = [
     "corpusId",
     "paperId",

@@ -33,6 +33,19 @@ from tenacity import (
 
 API_KEY_ENV = "S2_API_KEY"
 DEFAULT_BASE_URL = "https://api.semanticscholar.org/graph/v1"
+# The fields the judge study's S2 client asks for (baselines/_shared/s2_client.py).
+CLIENT_FIELDS = [
+    "title",
+    "authors",
+    "abstract",
+    "paperId",
+    "corpusId",
+    "year",
+    "venue",
+    "citationCount",
+    "publicationDate",
+    "externalIds",
+]
 MAX_SEARCH_LIMIT = 100
 MAX_BATCH_IDS = 500
 MAX_QUERY_CHARS = 256
