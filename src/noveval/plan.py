@@ -82,7 +82,7 @@ class PlanSettings:
         (``plan.measured``, else ``{results}/pilot/measured.csv``) where it exists."""
         known = {f.name for f in fields(cls)} - {"measured", "measurements"}
         path = measured_path(config)
-        settings = {k: v for k, v in config["plan"].items() if k in known}
+        settings = {k: v for k, v in (config.get("plan") or {}).items() if k in known}
         return cls(**settings, measured=path, measurements=read_measured(path))
 
     def measured_answer(self, spec: ModelSpec, track: str) -> float | None:
@@ -99,7 +99,8 @@ class PlanSettings:
 def measured_path(config: dict) -> str:
     """The measured file the plan reads and the pilot writes: ``plan.measured``, else the
     pilot's folder under ``results``."""
-    return config["plan"].get("measured") or f"{config['results']}/pilot/measured.csv"
+    measured = (config.get("plan") or {}).get("measured")
+    return measured or f"{config['results']}/pilot/measured.csv"
 
 
 def text_tokens(text: str, settings: PlanSettings) -> int:
