@@ -8,6 +8,7 @@ info buttons as a reader would.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -37,8 +38,12 @@ TABLES_AND_FIGURES = ("table.csv", "table.md", "sentiment_radar.png")
 RADAR_CAPTION = "Sentiment of the novelty comments on dataset"
 
 # Opens the dataset's NovBench results, then clicks the radar row's view button (the figure
-# fills the content pane) and its info button (the description fills the navigation pane).
-NAVIGATE = """<script>
+# fills the content pane) and its info button (the description fills the navigation pane), then
+# writes where the figure is drawn into the body's data-radar attribute. The app's panes slide
+# open (CSS transitions); the page turns transitions off so that the screenshot, which is taken
+# when the virtual time runs out, shows them where they come to rest.
+NAVIGATE = """<style>* { transition: none !important; animation: none !important; }</style>
+<script>
 setTimeout(function () {
   app.showCategory("NovBench");
   app.setView({navbarMode: "subcategory", category: "NovBench", subcategory: %s});
@@ -47,7 +52,15 @@ setTimeout(function () {
       (tr) => [...tr.cells].some((cell) => cell.textContent === "sentiment radar"));
     const [view, info] = row.querySelectorAll("a");
     view.click();
-    setTimeout(function () { info.click(); }, 200);
+    setTimeout(function () {
+      info.click();
+      setTimeout(function () {  // where the figure is drawn, for the check of the screenshot
+        const image = document.querySelector('img[src^="data:image/png"]');
+        const box = image.getBoundingClientRect();
+        document.body.dataset.radar = JSON.stringify({x: box.x, y: box.y,
+          width: box.width, height: box.height, natural: image.naturalWidth});
+      }, 1000);
+    }, 200);
   }, 200);
 }, 200);
 </script>
@@ -84,13 +97,6 @@ def chromium(page: Path, *args: str) -> str:
     return result.stdout
 
 
-def drawn_area(pixels: np.ndarray) -> np.ndarray:
-    """The bounding box of an RGB image's non-white pixels."""
-    rows, columns = np.nonzero((pixels < 250).any(axis=2))
-    assert len(rows), "nothing is drawn"
-    return pixels[rows.min() : rows.max() + 1, columns.min() : columns.max() + 1]
-
-
 def assert_report_shows(config_path: Path, tmp_path: Path, dataset: str) -> None:
     """The report of a finished run holds the NovBench tables and figure of ``dataset`` with
     their captions, and Chromium shows the sentiment radar beside its description."""
@@ -110,16 +116,49 @@ def assert_report_shows(config_path: Path, tmp_path: Path, dataset: str) -> None
     head, body_end, tail = report_path.read_text().rpartition("</body>")
     assert body_end, "the report has no </body>"
     page.write_text(head + NAVIGATE % json.dumps(dataset) + body_end + tail)
-    # The description takes the left half of the window (the report's layout for a result's
-    # info); the right half shows the figure at its own size.
+    # The description fills the navigation pane on the left; the figure is drawn at its own size
+    # right of it (the window leaves room to spare, whatever the fonts make of the description).
     figure = np.asarray(Image.open(paths["sentiment_radar.png"]).convert("RGB"))
-    width, height = 2 * (figure.shape[1] + 100), figure.shape[0] + 400
+    width, height = 2 * figure.shape[1] + 600, figure.shape[0] + 400
     screenshot = report_path.with_name("radar.png")
     dom = chromium(
         page, "--dump-dom", f"--screenshot={screenshot}", f"--window-size={width},{height}"
     )
     assert f'<img src="{radar["data_uri"]}"' in dom, "the radar is not shown"
     assert RADAR_CAPTION in dom and "novbench_radar" in dom  # its description and rule
-    shown = drawn_area(np.asarray(Image.open(screenshot).convert("RGB"))[:, width // 2 :])
-    assert shown.shape == drawn_area(figure).shape
-    assert np.abs(shown.astype(int) - drawn_area(figure)).mean() < 2
+    found = re.search(r'data-radar="([^"]*)"', dom)
+    assert found, "the page did not record where the radar is drawn"
+    box = json.loads(html.unescape(found.group(1)))
+    assert box["width"] == box["natural"] == figure.shape[1], box  # drawn at its own size
+    assert box["x"] >= width / 3, box  # right of the description
+    pixels = np.asarray(Image.open(screenshot).convert("RGB"))
+    assert_drawn(pixels[:, int(box["x"]) - 10 :], figure)  # the content pane's white around it
+
+
+def drawn_area(pixels: np.ndarray) -> tuple[int, int, int, int]:
+    """Top, left, bottom and right of an RGB image's non-white pixels."""
+    rows, columns = np.nonzero((pixels < 250).any(axis=2))
+    assert len(rows), "nothing is drawn"
+    return rows.min(), columns.min(), rows.max() + 1, columns.max() + 1
+
+
+def assert_drawn(screen: np.ndarray, figure: np.ndarray) -> None:
+    """``screen`` shows ``figure``'s drawing at its own size: the drawn areas' sizes agree to a
+    pixel, and at the best of the offsets a pixel apart the pixels differ by little on average
+    (a drawing placed at a fraction of a pixel is resampled)."""
+    top, left, bottom, right = drawn_area(figure)
+    drawing = figure[top:bottom, left:right].astype(int)
+    shown_top, shown_left, shown_bottom, shown_right = drawn_area(screen)
+    size = (bottom - top, right - left)
+    shown_size = (shown_bottom - shown_top, shown_right - shown_left)
+    assert max(abs(a - b) for a, b in zip(size, shown_size)) <= 1, (size, shown_size)
+    differences = {
+        (down, across): np.abs(
+            screen[shown_top + down : shown_top + down + size[0],
+                   shown_left + across : shown_left + across + size[1]].astype(int) - drawing
+        ).mean()
+        for down in (-1, 0, 1) for across in (-1, 0, 1)
+        if shown_top + down >= 0 and shown_left + across >= 0
+        and screen[shown_top + down :, shown_left + across :].shape[:2] >= size
+    }  # fmt: skip
+    assert min(differences.values()) < 8, differences

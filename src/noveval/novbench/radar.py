@@ -45,7 +45,7 @@ def plot(scores: pd.DataFrame, png_path: str) -> None:
         axis.legend(loc="lower right", bbox_to_anchor=(1.25, -0.15), fontsize=8)
     figure.suptitle("Sentiment of novelty comments (share of items)")
     figure.tight_layout()
-    figure.savefig(png_path, dpi=120)
+    figure.savefig(png_path, dpi=120, bbox_inches="tight")  # the legends below the radars
     plt.close(figure)
 
 
