@@ -1,5 +1,5 @@
 from noveval.judges import ai_scientist
-from noveval.judges.summary import local_compute
+from noveval.judges.compute import local_compute
 from noveval.weights import weights_inputs
 
 AI_SCIENTIST = config["judges"]["systems"].get("ai_scientist") or {}

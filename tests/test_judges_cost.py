@@ -17,9 +17,10 @@ import yaml
 from conftest import REPO, shared_file
 
 from noveval.judges.aggregation import aggregate, sub_runs
+from noveval.judges.compute import Compute, local_compute
 from noveval.judges.figures import cost_quality_figure, overlapping
 from noveval.judges.prompts import call_item_id
-from noveval.judges.summary import Compute, local_compute, metrics_table
+from noveval.judges.summary import metrics_table
 from noveval.judges.verdicts import calls_from_responses
 from noveval.pricing import Usage
 from noveval.registry import RegistryError, load_registry

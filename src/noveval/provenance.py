@@ -33,8 +33,15 @@ def code_version(*modules: str, step: str | None = None, data: tuple[str, ...] =
     digest = hashlib.sha256()
     for path in sorted(files):
         digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(_file_digest(path))
     return digest.hexdigest()[:12]
+
+
+@functools.cache
+def _file_digest(path: Path) -> bytes:
+    """The digest of a file's contents, read once per process (the Snakefile asks for the same
+    modules' digests for many rules)."""
+    return hashlib.sha256(path.read_bytes()).digest()
 
 
 # Config lists whose order carries no meaning: lists of model names (outputs order models
@@ -84,6 +91,7 @@ def _closure(module: str) -> frozenset[Path]:
     return frozenset(seen.values())
 
 
+@functools.cache
 def _imports(module: str, source: Path) -> list[str]:
     """The package modules a module imports (``from noveval.x import y`` names ``noveval.x.y``
     when that is a module, else ``noveval.x``)."""

@@ -43,7 +43,7 @@ class ClientSettings:
 async def _call(client, endpoint: Endpoint, request: dict, settings):
     arguments = providers.arguments(endpoint, request)
     async for attempt in AsyncRetrying(
-        retry=retry_if_exception_type(providers.RETRYABLE),
+        retry=retry_if_exception_type(providers.retryable()),
         stop=stop_after_attempt(settings.max_retries),
         wait=wait_exponential_jitter(initial=1, max=60),
         reraise=True,
@@ -97,7 +97,7 @@ async def _send_all(
             record = {"request_id": request["request_id"], "item_id": request["item_id"]}
             try:
                 text, finish_reason, usage = await _answer(client, endpoint, request, settings)
-            except providers.ERRORS as error:
+            except providers.errors() as error:
                 failures += 1
                 record.update(_failed(error, time.monotonic() - began))
             else:

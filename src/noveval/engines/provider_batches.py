@@ -22,14 +22,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-import anthropic
-import openai
-from openai.types.chat import ChatCompletion
-
 from noveval.engines import providers
 from noveval.engines.client import usage_record
 from noveval.engines.journal import Journal
-from noveval.engines.providers import Endpoint
+from noveval.engines.providers import Endpoint, sdks
 from noveval.pricing import Usage
 from noveval.registry import Registry, RegistryError
 
@@ -105,6 +101,7 @@ class OpenAIBatches:
     name = "openai"
 
     def __init__(self, endpoint: Endpoint, settings: BatchSettings):
+        _, openai = sdks()
         self.client = openai.OpenAI(
             base_url=endpoint.base_url,
             api_key=endpoint.api_key,
@@ -152,7 +149,8 @@ class OpenAIBatches:
         response = result.get("response") or {}
         status = response.get("status_code")
         if status == 200:
-            completion = ChatCompletion.model_validate(response["body"])
+            chat = sdks()[1].types.chat
+            completion = chat.ChatCompletion.model_validate(response["body"])
             return Outcome(result["custom_id"], completion=completion)
         error = (response.get("body") or {}).get("error") or result.get("error") or {}
         reason = error.get("code") or error.get("type") or "error"
@@ -169,6 +167,7 @@ class AnthropicBatches:
     name = "anthropic"
 
     def __init__(self, endpoint: Endpoint, settings: BatchSettings):
+        anthropic, _ = sdks()
         self.client = anthropic.Anthropic(
             base_url=endpoint.base_url,
             api_key=endpoint.api_key,

@@ -17,25 +17,40 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-import anthropic
-import openai
 import pandas as pd
 
 from noveval.pricing import Usage
 
-# Failures worth another attempt: rate limits, server errors (Anthropic's 529 "overloaded" is an
-# InternalServerError), timeouts and lost connections.
-RETRYABLE = (
-    openai.RateLimitError,
-    openai.InternalServerError,
-    openai.APITimeoutError,
-    openai.APIConnectionError,
-    anthropic.RateLimitError,
-    anthropic.InternalServerError,
-    anthropic.APITimeoutError,
-    anthropic.APIConnectionError,
-)
-ERRORS = (openai.OpenAIError, anthropic.AnthropicError)
+
+def retryable() -> tuple[type[Exception], ...]:
+    """Failures worth another attempt: rate limits, server errors (Anthropic's 529 "overloaded"
+    is an InternalServerError), timeouts and lost connections."""
+    anthropic, openai = sdks()
+    return (
+        openai.RateLimitError,
+        openai.InternalServerError,
+        openai.APITimeoutError,
+        openai.APIConnectionError,
+        anthropic.RateLimitError,
+        anthropic.InternalServerError,
+        anthropic.APITimeoutError,
+        anthropic.APIConnectionError,
+    )
+
+
+def errors() -> tuple[type[Exception], ...]:
+    """Every error the SDKs raise for a call."""
+    anthropic, openai = sdks()
+    return (openai.OpenAIError, anthropic.AnthropicError)
+
+
+def sdks():
+    """The provider SDKs, imported at the first call rather than with this module: the workflow
+    imports the package to plan its jobs, and the SDKs take seconds to import."""
+    import anthropic
+    import openai
+
+    return anthropic, openai
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,7 @@ class Endpoint:
 
 def client(endpoint: Endpoint, timeout_s: float):
     """The SDK client of the endpoint's API (its own retries off: tenacity retries)."""
+    anthropic, openai = sdks()
     if endpoint.api == "messages":
         return anthropic.AsyncAnthropic(
             base_url=endpoint.base_url, api_key=endpoint.api_key, timeout=timeout_s, max_retries=0

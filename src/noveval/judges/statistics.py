@@ -1,12 +1,15 @@
-"""Judge statistics: pointwise F1, pairwise accuracies and ties, flip rates, paired bootstrap."""
+"""Judge statistics: pointwise F1, pairwise accuracies and ties, flip rates, paired bootstrap.
+
+scikit-learn and scipy are imported by the functions that use them: most of the judges' workflow
+steps import this module through the tables and never compute a statistic, and the two take a
+second and a half to import at every step's start.
+"""
 
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
-from scipy.stats import bootstrap
-from sklearn.metrics import precision_recall_fscore_support
 
 from noveval.judges.aggregation import FAILED, TIE
 
@@ -15,6 +18,8 @@ CLASSES = {"novel": 1, "not_novel": 0}
 
 def pointwise_metrics(labels, verdicts) -> dict:
     """Precision, recall and F1 per class and macro-F1; a tie or a failed instance is wrong."""
+    from sklearn.metrics import precision_recall_fscore_support
+
     labels, verdicts = np.asarray(labels), np.asarray(verdicts)
     precision, recall, f1, support = precision_recall_fscore_support(
         labels, verdicts, labels=list(CLASSES.values()), zero_division=0
@@ -128,6 +133,8 @@ def paired_bootstrap(
     excludes 0 is significant. An interval that is not finite is reported as NaN (their None).
     ``difference`` is the point difference of ``quality`` (the mean of the runs' metrics).
     """
+    from scipy.stats import bootstrap
+
     labels = np.asarray(labels)
     reference, verdicts = np.atleast_2d(reference), np.atleast_2d(verdicts)
     difference = quality(format, labels, verdicts) - quality(format, labels, reference)

@@ -17,6 +17,7 @@ from noveval.files import read_tables, write_table
 from noveval.judges import generation, instances, rewrites, tables
 from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
 from noveval.judges.authors import AuthorsPrompts, apply_blocklist, blocked_titles
+from noveval.judges.compute import Compute
 from noveval.judges.grid import DERIVED, ideation_setup_name, split_change
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.verdicts import calls_from_responses
@@ -288,8 +289,8 @@ def metrics(
     substitutes: dict[str, str] | None = None,
 ) -> None:
     """One metrics row per judge × setup × change of one format (``compute``: the local
-    judges' devices and price, ``summary.local_compute``), with the model each judge stands in
-    for (``substitutes``: successor → model; empty: itself)."""
+    judges' devices and price, ``noveval.judges.compute.local_compute``), with the model each
+    judge stands in for (``substitutes``: successor → model; empty: itself)."""
     from noveval.judges import summary
 
     frame = read_tables(verdicts_paths)
@@ -299,7 +300,7 @@ def metrics(
         bootstrap["resamples"],
         bootstrap["seed"],
         method=bootstrap["method"],
-        compute={model: summary.Compute(**spec) for model, spec in compute.items()},
+        compute={model: Compute(**spec) for model, spec in compute.items()},
     )
     table.insert(
         table.columns.get_loc("model") + 1,

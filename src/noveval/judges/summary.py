@@ -10,57 +10,15 @@ compute: device-hours from the calls' latency, priced where ``usd_per_hour`` is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from noveval.judges import statistics
+from noveval.judges.compute import USD, Compute
 from noveval.judges.grid import DERIVED
 
 CONFIG = ["model", "setup", "change"]
 COMPARISON = ["flip_rate", "difference", "ci_low", "ci_high", "reliable", "significant"]
-USD = "USD"
-
-
-@dataclass(frozen=True)
-class Compute:
-    """What a local judge's calls cost: hours of its devices while they answered."""
-
-    unit: str  # GPU | CPU
-    devices: int  # GPUs of its job (1 for a CPU job: hours of the job)
-    in_flight: int  # requests the server answers at once (they share the devices)
-    usd_per_hour: float | None = None  # price of one device-hour; None: hours only
-
-    @property
-    def basis(self) -> str:
-        """The cost's unit: USD where priced, else device-hours."""
-        return USD if self.usd_per_hour is not None else f"{self.unit}-hours"
-
-    def hours(self, latency_s: float) -> float:
-        """Device-hours of calls that took ``latency_s`` seconds in all."""
-        return self.devices * latency_s / self.in_flight / 3600
-
-
-def local_compute(registry, models, concurrency: int, usd_per_hour: dict) -> dict[str, dict]:
-    """The compute of each local judge among ``models`` as rule params (``Compute`` fields);
-    API models are priced per token.
-
-    ``usd_per_hour``: {'gpu': USD per GPU-hour or None, 'cpu': USD per CPU job-hour or None}.
-    A llama.cpp server answers one request at a time; a vLLM server ``concurrency``.
-    """
-    compute = {}
-    for spec in (registry.model(name) for name in dict.fromkeys(models)):
-        if spec.engine == "api":
-            continue
-        unit = "GPU" if spec.gpus else "CPU"
-        compute[spec.name] = {
-            "unit": unit,
-            "devices": spec.gpus or 1,
-            "in_flight": 1 if spec.engine == "llamacpp" else concurrency,
-            "usd_per_hour": usd_per_hour.get(unit.lower()),
-        }
-    return compute
 
 
 def pricing_label(calls: int, batch_calls: int, cached: int, written: int) -> str:

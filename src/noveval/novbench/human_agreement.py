@@ -19,8 +19,6 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-from scipy.stats import spearmanr
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from noveval.novbench.parsing import parse_evaluation
 from noveval.novbench.tables import METRICS
@@ -127,6 +125,11 @@ def metric_differences(scores: pd.DataFrame) -> pd.DataFrame:
 def statistics(choices: pd.DataFrame, differences: pd.DataFrame) -> pd.DataFrame:
     """Fleiss' kappa among annotators, and per metric the agreement of its preference with the
     majority and Spearman's rho (rows: statistic, metric, value, n)."""
+    # imported here, not with the module: the workflow imports it to plan, and scipy and
+    # statsmodels take a second to import
+    from scipy.stats import spearmanr
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
     counts, _ = aggregate_raters(choices.to_numpy())
     rows = [
         {
