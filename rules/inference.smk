@@ -1,4 +1,4 @@
-from noveval.batches import chunk_path, gather_responses
+from noveval.batches import chunk_path
 from noveval.cluster import (
     InferenceJobs,
     api_inference_on_host,
@@ -73,5 +73,7 @@ rule responses:
     log:
         f"{LOGS}/{{track}}/{{dataset}}/{{model}}/{{batch}}/responses.log",
     localrule: True
-    run:
-        gather_responses(input, output[0], log[0])
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/responses.py"
