@@ -16,6 +16,7 @@ the pinned file the card points to, :func:`card_format`) wraps the open models' 
 from __future__ import annotations
 
 import ast
+import functools
 import warnings
 from dataclasses import dataclass
 from functools import cache
@@ -67,15 +68,21 @@ class AuthorsPrompt:
         return sequence[index]
 
 
+@functools.cache
+def _scripts() -> dict:
+    """The map of models to the authors' scripts (read once: the workflow asks for every cell)."""
+    return yaml.safe_load(SCRIPTS.read_text())
+
+
 def script_family(spec: ModelSpec) -> str:
     """The family of scripts (``api``, ``open``, ``sea``) whose prompts ``spec`` gets."""
-    mapping = yaml.safe_load(SCRIPTS.read_text())
+    mapping = _scripts()
     return mapping["models"].get(spec.name, "api" if spec.engine == "api" else "open")
 
 
 def script_path(spec: ModelSpec, strategy: str) -> str:
     """The upstream path of the script that builds ``strategy``'s prompt for ``spec``."""
-    families = yaml.safe_load(SCRIPTS.read_text())["families"]
+    families = _scripts()["families"]
     return families[script_family(spec)][strategy]
 
 
@@ -101,7 +108,7 @@ class LibraryCall:
 def library_of(spec: ModelSpec) -> dict | None:
     """The reviewer library class (path, class, mode) whose ``evaluate`` ``spec``'s scripts call,
     or None for a model whose scripts send their prompt themselves."""
-    return yaml.safe_load(SCRIPTS.read_text())["libraries"].get(script_family(spec))
+    return _scripts()["libraries"].get(script_family(spec))
 
 
 def library_call(root: str | Path, library: dict) -> LibraryCall:
@@ -281,7 +288,7 @@ class CardFormat:
 
 def card_of(spec: ModelSpec) -> dict | None:
     """The card entry (source, path, format) of a reviewer model without a script, or None."""
-    return (yaml.safe_load(SCRIPTS.read_text()).get("cards") or {}).get(spec.name)
+    return (_scripts().get("cards") or {}).get(spec.name)
 
 
 def card_format(root: str | Path, card: dict) -> CardFormat:
