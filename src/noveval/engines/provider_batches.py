@@ -149,8 +149,8 @@ class OpenAIBatches:
         response = result.get("response") or {}
         status = response.get("status_code")
         if status == 200:
-            chat = sdks()[1].types.chat
-            completion = chat.ChatCompletion.model_validate(response["body"])
+            _, openai = sdks()
+            completion = openai.types.chat.ChatCompletion.model_validate(response["body"])
             return Outcome(result["custom_id"], completion=completion)
         error = (response.get("body") or {}).get("error") or result.get("error") or {}
         reason = error.get("code") or error.get("type") or "error"

@@ -16,7 +16,6 @@ the pinned file the card points to, :func:`card_format`) wraps the open models' 
 from __future__ import annotations
 
 import ast
-import functools
 import warnings
 from dataclasses import dataclass
 from functools import cache
@@ -68,7 +67,7 @@ class AuthorsPrompt:
         return sequence[index]
 
 
-@functools.cache
+@cache
 def _scripts() -> dict:
     """The map of models to the authors' scripts (read once: the workflow asks for every cell)."""
     return yaml.safe_load(SCRIPTS.read_text())
@@ -76,8 +75,7 @@ def _scripts() -> dict:
 
 def script_family(spec: ModelSpec) -> str:
     """The family of scripts (``api``, ``open``, ``sea``) whose prompts ``spec`` gets."""
-    mapping = _scripts()
-    return mapping["models"].get(spec.name, "api" if spec.engine == "api" else "open")
+    return _scripts()["models"].get(spec.name, "api" if spec.engine == "api" else "open")
 
 
 def script_path(spec: ModelSpec, strategy: str) -> str:
