@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import LOOPBACK_KEY, REPO, write_yaml
+from conftest import LOOPBACK_KEY, REPO, planned_jobs, write_yaml
 from report_check import assert_report_shows
 
 from noveval.batches import read_responses
@@ -151,13 +152,16 @@ def test_a_scoring_setting_or_the_metrics_code_rerun_scoring_and_what_follows(
     config["novbench"]["scoring"]["coverage_threshold"] = 0.6
     threshold = sorted_overlay(tmp_path / "threshold.yaml", config)
     assert steps(embedded_run.planned_jobs(threshold)) == sorted(scoring_and_after)
-    metrics = REPO / "src" / "noveval" / "novbench" / "metrics.py"
-    source = metrics.read_text()
-    try:
-        metrics.write_text(source + "\n# a changed metric\n")
-        assert steps(embedded_run.planned_jobs()) == sorted(scoring_and_after)
-    finally:
-        metrics.write_text(source)
+    # The metrics module changed in a copy of the package that the workflow imports first: the
+    # checkout stays as it is for the tests that run beside this one.
+    package = tmp_path / "src"
+    shutil.copytree(REPO / "src", package, ignore=shutil.ignore_patterns("__pycache__"))
+    metrics = package / "noveval" / "novbench" / "metrics.py"
+    metrics.write_text(metrics.read_text() + "\n# a changed metric\n")
+    edited = embedded_run.snakemake(
+        "-n", "--cores", "2", env={**embedded_run.env, "PYTHONPATH": str(package)}
+    )
+    assert steps(planned_jobs(edited.stdout)) == sorted(scoring_and_after)
     assert embedded_run.planned_jobs() == []
 
 
