@@ -4,6 +4,7 @@ clash retried, readiness through one real chat request (llama.cpp and loopback s
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import threading
@@ -28,6 +29,20 @@ REFUSAL = "This model has no chat template: it cannot answer a chat request"
 
 def option(command: list[str], name: str) -> str:
     return command[command.index(name) + 1]
+
+
+def test_llama_cpp_gets_no_more_threads_than_the_cpus_the_job_may_run_on():
+    """A job bound to one CPU (as SLURM binds jobs, or a test worker is pinned) serves SmolLM2
+    on one thread, whatever its rule gives it; an unbound one on what the rule gives, up to its
+    CPUs."""
+    cpus = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(cpus)})
+        assert option(servers.server_command(SMOLLM, 8123, threads=2), "--n_threads") == "1"
+    finally:
+        os.sched_setaffinity(0, cpus)
+    assert servers.usable_threads(1) == 1 and servers.usable_threads(64) == len(cpus)
+    assert option(servers.server_command(SMOLLM, 8123, threads=1), "--n_threads") == "1"
 
 
 def test_tensor_parallel_comes_from_the_registry(monkeypatch, caplog):

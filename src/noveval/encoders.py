@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from noveval.assets import build_once, file_digest, resolve
+from noveval.engines.servers import usable_threads
 
 
 def default_device() -> str:
@@ -20,8 +21,9 @@ def default_device() -> str:
 
 
 def use_threads(count: int) -> None:
-    """Run torch on ``count`` CPU threads (the job's CPUs, not every core of the node)."""
-    torch.set_num_threads(max(1, count))
+    """Run torch on ``count`` CPU threads (the job's CPUs, not every core of the node), at most
+    the CPUs this process may run on."""
+    torch.set_num_threads(usable_threads(count))
 
 
 def unique_texts(texts: list[str]) -> list[str]:

@@ -106,6 +106,14 @@ def server_environment(
     return {**kept, KEY_VARIABLES[engine]: key, **(weights.environment() if weights else {})}
 
 
+def usable_threads(requested: int) -> int:
+    """``requested`` compute threads, but no more than the CPUs this process may run on (its
+    affinity: a SLURM job bound to some of a node's cores, a process pinned to one core). More
+    threads than CPUs spin at llama.cpp's and torch's barriers on shared cores, which slows them
+    severalfold."""
+    return max(1, min(requested, len(os.sched_getaffinity(0))))
+
+
 def server_command(
     spec: ModelSpec, port: int, threads: int, weights: LocalWeights | None = None
 ) -> list[str]:
@@ -130,7 +138,7 @@ def server_command(
             "--n_ctx",
             str(spec.context_length),
             "--n_threads",
-            str(threads),
+            str(usable_threads(threads)),
             *spec.extra_server_args,
         ]
     if spec.engine == "vllm":
