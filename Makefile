@@ -18,6 +18,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 	-DLLAVA_BUILD=OFF
 
 # torch is pinned to the CPU build in the 'local' extra; an unpinned torch is a multi-GB CUDA one.
+# --no-compile: Python compiles a module when it is first imported, not all 23,000 at install.
 # Every dependency the cluster's CPU environment pins (envs/noveval.yaml) is installed at that
 # version, so that the tests run what a cluster gets (tests/test_envs.py checks the pins).
 $(SETUP): pyproject.toml envs/noveval.yaml
@@ -25,8 +26,9 @@ $(SETUP): pyproject.toml envs/noveval.yaml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	sed -n 's/^ *- \([A-Za-z0-9_.-]*==[^ ]*\)$$/\1/p' envs/noveval.yaml > $(VENV)/pins.txt
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
-		--no-binary llama-cpp-python -c $(VENV)/pins.txt 'llama-cpp-python[server]==0.3.36'
-	$(BIN)/python -m pip install --quiet -c $(VENV)/pins.txt -e '.[local,test]'
+		--no-compile --no-binary llama-cpp-python -c $(VENV)/pins.txt \
+		'llama-cpp-python[server]==0.3.36'
+	$(BIN)/python -m pip install --quiet --no-compile -c $(VENV)/pins.txt -e '.[local,test]'
 	touch $@
 
 run: $(SETUP)
