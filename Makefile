@@ -34,11 +34,8 @@ $(SETUP): pyproject.toml envs/noveval.yaml
 run: $(SETUP)
 	$(BIN)/snakemake --cores 2 --configfile config/config.yaml
 
-# Two workers (pytest-xdist), each pinned to its half of the CPUs: one at a time, the tests kept
-# two cores busy 64% of the time. Each shared run and its readers stay on one worker, the longest
-# first (tests/conftest.py).
 test: $(SETUP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder -ra --durations=15
+	$(BIN)/python -m pytest -ra --durations=15
 
 # The SLURM integration test alone (a real single-node cluster; needs root and Debian's
 # slurm-wlm slurmctld slurmd slurm-client munge, which .ci/run installs).

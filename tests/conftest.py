@@ -42,43 +42,6 @@ LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1", "gpt-5.6-sol")
 PAPER_GRID_MINUTES = 600  # the partitions' time limit of the paper grid's site file
 
 
-# Session fixtures that run the workflow or start a cluster: under pytest-xdist (`make test` runs
-# two workers) each is made once, on the worker that runs every test that reads it. The two
-# longest (the embedded run and its readers, about 12 minutes; the SLURM cluster's tests, about 6)
-# come first, so that each starts at once on a worker; the rest follow in collection order.
-SHARED_RUNS = ("embedded_run", "slurm_cluster", "release_judges_run", "paper_grid")
-FIRST = SHARED_RUNS[:2]
-
-
-def pytest_configure(config):
-    """Under xdist, pin each worker (and all it starts: Snakemake, its jobs, model servers) to
-    its share of this machine's CPUs, so that two workers' model servers and torch never spin
-    threads on the same core (which made the suite slower than one worker)."""
-    worker, count = (
-        os.environ.get("PYTEST_XDIST_WORKER"),
-        os.environ.get("PYTEST_XDIST_WORKER_COUNT"),
-    )
-    cpus = sorted(os.sched_getaffinity(0))
-    if worker and count and 1 < int(count) <= len(cpus):
-        index, share = int(worker.removeprefix("gw")), len(cpus) // int(count)
-        os.sched_setaffinity(0, cpus[index * share : (index + 1) * share])
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(config, items):
-    """Group the tests for ``--dist loadgroup``: a test that reads a shared run goes with that
-    run; any other test goes with its module, whose module-scoped fixtures are then made once."""
-    groups = {}
-    for item in items:
-        shared = [name for name in SHARED_RUNS if name in item.fixturenames]
-        if len(shared) > 1:
-            raise pytest.UsageError(f"{item.nodeid} reads two shared runs: {shared}")
-        groups[item] = shared[0] if shared else item.module.__name__
-        item.add_marker(pytest.mark.xdist_group(groups[item]))
-    rank = {name: position for position, name in enumerate(FIRST)}
-    items.sort(key=lambda item: rank.get(groups[item], len(FIRST)))
-
-
 def unavailable(reason: str, required_by: str) -> None:
     """Skip a test whose outside resource is missing, or fail when the environment variable
     ``required_by`` is set (.ci/run sets it for what CI provides, so nothing skips there)."""
