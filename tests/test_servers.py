@@ -32,17 +32,19 @@ def option(command: list[str], name: str) -> str:
 
 
 def test_llama_cpp_gets_no_more_threads_than_the_cpus_the_job_may_run_on():
-    """A job bound to one CPU (as SLURM binds jobs, or a test worker is pinned) serves SmolLM2
-    on one thread, whatever its rule gives it; an unbound one on what the rule gives, up to its
-    CPUs."""
+    """A job bound to one CPU (as SLURM binds jobs) serves SmolLM2 on one thread, for decoding
+    and for prompts, whatever its rule gives it; an unbound one on what the rule gives, up to its
+    CPUs (llama-cpp-python's own default for prompts is every CPU of the machine)."""
     cpus = os.sched_getaffinity(0)
     try:
         os.sched_setaffinity(0, {min(cpus)})
-        assert option(servers.server_command(SMOLLM, 8123, threads=2), "--n_threads") == "1"
+        command = servers.server_command(SMOLLM, 8123, threads=2)
     finally:
         os.sched_setaffinity(0, cpus)
+    assert option(command, "--n_threads") == option(command, "--n_threads_batch") == "1"
     assert servers.usable_threads(1) == 1 and servers.usable_threads(64) == len(cpus)
-    assert option(servers.server_command(SMOLLM, 8123, threads=1), "--n_threads") == "1"
+    command = servers.server_command(SMOLLM, 8123, threads=1)
+    assert option(command, "--n_threads") == option(command, "--n_threads_batch") == "1"
 
 
 def test_tensor_parallel_comes_from_the_registry(monkeypatch, caplog):

@@ -139,6 +139,9 @@ def server_command(
             str(spec.context_length),
             "--n_threads",
             str(usable_threads(threads)),
+            # prompt processing: llama-cpp-python's default is every CPU of the machine
+            "--n_threads_batch",
+            str(usable_threads(threads)),
             *spec.extra_server_args,
         ]
     if spec.engine == "vllm":
