@@ -1,3 +1,4 @@
+from noveval.novbench.authors import library_of
 from noveval.novbench.decoding import decoding_inputs
 
 
@@ -98,8 +99,13 @@ rule novbench_requests:
             else []
         ),
         # authors decoding of an open model: its generation config, from the downloaded snapshot
+        # (none where the reviewer library of the authors' script sets the sampling)
         weights=lambda wildcards: decoding_inputs(
-            REGISTRY.model(wildcards.model), config["decoding"], RESULTS
+            REGISTRY.model(wildcards.model),
+            config["decoding"],
+            RESULTS,
+            library_sampled=config["novbench"]["prompts"] == "authors"
+            and library_of(REGISTRY.model(wildcards.model)) is not None,
         ),
     output:
         f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.parquet",

@@ -287,7 +287,7 @@ def test_the_library_sampling_reaches_the_local_server(papers):
     assert (sent["temperature"], sent["top_p"], sent["max_tokens"]) == (0.4, 0.95, 35000)
     assert "seed" not in sent
     hosted = authors_request(papers, "S001", "zero", "gpt-4o")
-    assert "top_p" not in hosted and "top_p" not in providers.arguments(endpoint, hosted)
+    assert hosted["top_p"] is None and "top_p" not in providers.arguments(endpoint, hosted)
 
 
 PINNED_AT = {
@@ -364,7 +364,9 @@ def test_llama_openreviewer_gets_its_cards_templates_around_the_open_prompt(pape
         in json.loads(row["messages"])[0]["content"]
     )
     assert (row["temperature"], row["max_tokens"]) == (0.0, 64)  # the run's decoding
-    assert "top_p" not in row
+    assert row["top_p"] is None  # a column of every request table; null is never sent
+    endpoint = providers.Endpoint(base_url="http://127.0.0.1:1/v1", api_key="-", served_model="m")
+    assert "top_p" not in providers.arguments(endpoint, row)
 
 
 @pytest.mark.parametrize("strategy", ["zero", "few", "rag"])

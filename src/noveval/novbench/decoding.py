@@ -40,14 +40,19 @@ def check_mode(decoding: dict) -> str:
     return mode
 
 
-def needs_generation_config(spec: ModelSpec, decoding: dict) -> bool:
-    """Whether requests of ``spec`` follow its generation config (authors mode, open models)."""
-    return check_mode(decoding) == "authors" and needs_weights(spec)
+def needs_generation_config(spec: ModelSpec, decoding: dict, library_sampled: bool = False) -> bool:
+    """Whether requests of ``spec`` follow its generation config (authors mode, open models
+    whose sampling no reviewer library sets: ``library_sampled``)."""
+    return check_mode(decoding) == "authors" and needs_weights(spec) and not library_sampled
 
 
-def decoding_inputs(spec: ModelSpec, decoding: dict, results: str) -> list[str]:
+def decoding_inputs(
+    spec: ModelSpec, decoding: dict, results: str, library_sampled: bool = False
+) -> list[str]:
     """The weights manifest a requests step of ``spec`` reads its generation config from."""
-    return [manifest_path(results, spec.name)] if needs_generation_config(spec, decoding) else []
+    if needs_generation_config(spec, decoding, library_sampled):
+        return [manifest_path(results, spec.name)]
+    return []
 
 
 def read_generation_config(manifest: str | Path) -> dict:
@@ -77,9 +82,15 @@ def generate_decoding(generation_config: dict) -> dict:
 
 
 def call_decoding(
-    decoding: dict, spec: ModelSpec | None = None, generation_config: dict | None = None
+    decoding: dict,
+    spec: ModelSpec | None = None,
+    generation_config: dict | None = None,
+    library_sampled: bool = False,
 ) -> dict:
-    """The decoding values a request of ``spec`` sends (see the module's docstring)."""
+    """The decoding values a request of ``spec`` sends (see the module's docstring).
+
+    ``library_sampled``: the reviewer library the authors' script calls sets the sampling
+    itself (its ``SamplingParams``, added by the caller), so no generation config is read."""
     mode = check_mode(decoding)
     values = {key: value for key, value in decoding.items() if key != "mode"}
     if mode == "greedy":
@@ -88,7 +99,7 @@ def call_decoding(
     values.pop("seed", None)
     if spec is not None and spec.engine == "api" and spec.api not in CAP_REQUIRED:
         values.pop("max_tokens", None)
-    if spec is not None and needs_weights(spec):
+    if spec is not None and needs_weights(spec) and not library_sampled:
         if generation_config is None:
             raise DecodingError(
                 f"model '{spec.name}': decoding.mode authors needs its generation config "

@@ -127,8 +127,9 @@ def generation_requests(
     settings: dict,
     prompts: str = "builtin",
     upstream_root: str | None = None,
-    generation_config: dict | None = None,
     source_roots: dict[str, str] | None = None,
+    *,
+    generation_config: dict | None = None,
 ) -> list[dict]:
     """One chat request per paper of ``inputs`` for the cell (model, strategy).
 
@@ -139,7 +140,6 @@ def generation_requests(
     ``decoding.mode: authors`` on an open model needs its ``generation_config``
     (``noveval.novbench.decoding``).
     """
-    sent = call_decoding(decoding, spec, generation_config)
     if prompts not in PROMPTS:
         raise ValueError(f"novbench.prompts '{prompts}' is unknown (known: {', '.join(PROMPTS)})")
     if prompts == "authors" and not upstream_root:
@@ -147,6 +147,7 @@ def generation_requests(
     library = card = None
     if prompts == "authors":
         library, card = authors.library_of(spec), authors.card_of(spec)
+    sent = call_decoding(decoding, spec, generation_config, library_sampled=library is not None)
     if library:
         library = authors.library_call(_source_root(source_roots, authors.LIBRARY, spec), library)
         sent = {**sent, **library.sampling, "sampling": authors.LIBRARY}
