@@ -10,5 +10,5 @@ with log_to(snakemake.log[0]):
         snakemake.wildcards.format,
         snakemake.output[0],
         upstream_root=snakemake.params.upstream_root,
-        pairs_path=snakemake.input.get("pairs") or None,
+        pairs_path=next(iter(snakemake.input.get("pairs", [])), None),  # a list of one or none
     )

@@ -13,5 +13,5 @@ with log_to(snakemake.log[0]):
         responses_path=snakemake.input.get("responses"),
         responses_cell=snakemake.params.cell,
         upstream_root=snakemake.params.upstream_root,
-        pairs_path=snakemake.input.get("pairs") or None,
+        pairs_path=next(iter(snakemake.input.get("pairs", [])), None),  # a list of one or none
     )
