@@ -2,14 +2,19 @@
 
 import sys
 
+from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import min_version, validate
 
+from noveval.literature.semantic_scholar import (
+    require_api_key_for as require_search_key,
+)
 from noveval.logs import failure_summary
 from noveval.judges.grid import judges_grid
 from noveval.novbench.authors import upstream_inputs
 from noveval.novbench.grid import novbench_grid
 from noveval.provenance import canonicalize
 from noveval.registry import load_registry, models_to_call
+from noveval.site import Site
 
 min_version("9.0")
 
@@ -41,7 +46,20 @@ CACHE = f"{RESULTS}/cache"
 onstart:
     # Keys are checked before any job starts, for the models whose inference jobs will run: the
     # compute plan, or tables and figures rebuilt from cached outputs, need no key.
+    if workflow.executor_plugin.name == "slurm":
+        Site.load().require_software(
+            DeploymentMethod.CONDA
+            in workflow.deployment_settings.deployment_method,
+            [
+                job.rule.name
+                for job in workflow.dag.needrun_jobs()
+                if not job.is_local
+            ],
+        )
     REGISTRY.require_api_keys(models_to_call(workflow.dag.needrun_jobs()))
+    require_search_key(
+        workflow.dag.needrun_jobs(), config["literature"]["semantic_scholar"]
+    )
 
 
 # Every inference cell whose calls failed for good, from the jobs' failure reports.

@@ -79,6 +79,7 @@ def test_defaults_fill_a_minimal_config():
         "semantic_scholar": {
             "base_url": "https://api.semanticscholar.org/graph/v1",
             "requests_per_second": 1.0,
+            "anonymous": False,
         }
     }
     judges = config["judges"]

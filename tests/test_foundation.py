@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, SAMPLE, run_snakemake, shared_file, snakemake_env, write_yaml
+from conftest import (
+    REPO,
+    SAMPLE,
+    run_snakemake,
+    shared_file,
+    snakemake_env,
+    tiny_judges_release,
+    write_yaml,
+)
 
 from noveval import pricing
 from noveval.chat_requests import build_request, request_id
@@ -152,3 +161,49 @@ def test_missing_api_key_fails_before_any_job(tmp_path):
         result.stdout + result.stderr
     )
     assert not results.exists() or not any(results.rglob("*.parquet"))
+
+
+def searching_judges_config(tmp_path, **system) -> Path:
+    """The default config with the judges' sample searching Semantic Scholar: the retrieval
+    change's related work and AI-Scientist's check (``system``: its settings)."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["results"] = str(tmp_path / "results")
+    config["novbench"]["datasets"] = {}
+    config["judges"].update(
+        datasets={"tiny": tiny_judges_release(tmp_path, pairs=1, ideas=2)},
+        changes=["reference", "retrieval"],
+        systems={"ai_scientist": {"models": ["gpt-4o"], **system}},
+    )
+    config["judges"]["retrieval"].update(search="semantic_scholar", model="smollm2-135m")
+    return write_yaml(tmp_path / "config.yaml", config)
+
+
+@pytest.mark.workflow
+def test_a_run_that_searches_without_the_key_stops_before_any_job(tmp_path):
+    config = searching_judges_config(tmp_path)
+    arguments = ["--cores", "1", "--configfile", str(config)]
+    env = snakemake_env(S2_API_KEY="", OPENAI_API_KEY="sk-set")
+    assert "judges_related" in run_snakemake("-n", *arguments, env=env).stdout
+    result = run_snakemake(*arguments, check=False, env=env)
+    assert result.returncode != 0
+    assert (
+        "missing API key environment variable: S2_API_KEY (Semantic Scholar, searched by "
+        "judges_ai_scientist, judges_related)" in result.stdout + result.stderr
+    )
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.parquet"))
+    anonymous = yaml.safe_load(config.read_text())
+    anonymous["literature"] = {"semantic_scholar": {"anonymous": True}}
+    overlay = write_yaml(tmp_path / "anonymous.yaml", anonymous)
+    allowed = run_snakemake("-n", "--cores", "1", "--configfile", str(overlay), env=env)
+    assert "judges_related" in allowed.stdout
+
+
+@pytest.mark.workflow
+def test_a_dedicated_judge_without_its_models_key_stops_before_any_job(tmp_path):
+    config = searching_judges_config(tmp_path)
+    env = snakemake_env(S2_API_KEY="s2-set", OPENAI_API_KEY="")
+    result = run_snakemake("--cores", "1", "--configfile", str(config), check=False, env=env)
+    assert result.returncode != 0
+    assert "missing API key environment variable: OPENAI_API_KEY (model gpt-4o)" in (
+        result.stdout + result.stderr
+    )

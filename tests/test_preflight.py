@@ -134,8 +134,12 @@ def test_every_download_of_the_grid_is_pinned_or_named():
     update_config(config, yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
     models = config["novbench"]["models"]
     scorers = hub_scorers(config, REGISTRY, models)
-    assert [scorer.name for scorer in scorers] == ["spiced", "distilgpt2"]
-    assert hub_scorers(config, REGISTRY, ["gpt-5.4"]) == []  # a judges-only grid scores nothing
+    # NovBench's scorers, and the Idea Novelty Checker's encoder (the judges' systems)
+    assert [scorer.name for scorer in scorers] == ["spiced", "distilgpt2", "specter2-base"]
+    judges_only = hub_scorers(config, REGISTRY, ["gpt-5.4"])  # no NovBench model: no scoring
+    assert [scorer.name for scorer in judges_only] == ["specter2-base"]
+    config["judges"]["systems"].pop("scideator")
+    assert hub_scorers(config, REGISTRY, ["gpt-5.4"]) == []
     downloads = [REGISTRY.model(name) for name in models if REGISTRY.model(name).engine == "vllm"]
     downloads += scorers
     unpinned = [item for item in downloads if not item.revision]
@@ -554,6 +558,9 @@ def test_the_site_file_puts_conda_deployment_in_the_slurm_profile(tmp_path, monk
 
     shipped = yaml.safe_load((REPO / "profiles" / "slurm" / "site.yaml").read_text())
     assert (shipped["software_deployment"], shipped["conda_prefix"]) == ("conda", None)
+    monkeypatch.setenv("PATH", "/nonexistent")  # no conda here: a dry run plans without it
+    assert "software-deployment-method" not in profile({"software_deployment": "conda"})
+    monkeypatch.setenv("PATH", str(REPO / "tests" / "conda" / "bin"))  # the conda stand-in
     conda = profile({"software_deployment": "conda", "conda_prefix": "/shared/conda"})
     assert conda["software-deployment-method"] == "conda"
     assert conda["conda-prefix"] == "/shared/conda"

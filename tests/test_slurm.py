@@ -365,3 +365,29 @@ def test_preflight_names_a_job_longer_than_any_partition(tmp_path, slurm_cluster
     )
     assert line.endswith(" min, 1 x a100, 3000 MB)")
     assert "job limits" in run.stderr
+
+
+def test_a_conda_site_without_conda_plans_but_submits_nothing(tmp_path, slurm_cluster):
+    """The shipped site's ``software_deployment: conda`` on a host without conda: the dry run and
+    the plan run; a run that would submit jobs stops before the first, naming the site file."""
+    site = {
+        **yaml.safe_load((SCRIPTS / "ci-site.yaml").read_text()),
+        "software_deployment": "conda",
+    }
+    site_file = write_yaml(tmp_path / "site.yaml", site)
+    configs, results = tiny_run(
+        tmp_path, "conda", sample_subset(tmp_path, 1), gpu_registry(tmp_path)
+    )
+    env = snakemake_env(**slurm_cluster, NOVEVAL_SLURM_SITE=str(site_file))
+    assert not shutil.which("conda", path=env["PATH"])
+    profile = ["--profile", "profiles/slurm", "--slurm-logdir", str(tmp_path / "slurm-logs")]
+    assert "rule infer:" in run_snakemake("-n", *profile, *configs, env=env).stdout
+    run_snakemake("plan", *profile, *configs, env=env)
+    assert (results / "plan" / "compute_plan.csv").is_file()
+    run = run_snakemake(*profile, *configs, check=False, env=env)
+    assert run.returncode != 0
+    assert (
+        f"{site_file}: software_deployment: conda, but conda is not on PATH, so the profile left "
+        "Snakemake's conda deployment off and the SLURM jobs (" in run.stdout + run.stderr
+    )
+    assert not (results / "novbench").exists()

@@ -37,13 +37,12 @@ from noveval.plan import (
     runtime_minutes,
     startup_hours,
 )
-from noveval.registry import ModelSpec, Registry
+from noveval.registry import ModelSpec, Registry, inference_env  # noqa: F401 - the rules' name
 from noveval.site import Site
 
 CPUS_PER_GPU = 8
 MEM_MB_PER_GPU = 64_000
 MEM_MB_CPU_JOB = 4_000
-ENVS = {"vllm": "inference-vllm.yaml"}  # engine -> conda env file (envs/); others: noveval.yaml
 NO_MODEL = "(?!)"  # a pattern no name matches
 
 
@@ -229,11 +228,6 @@ class InferenceJobs:
                         )
                     )
         return jobs
-
-
-def inference_env(spec: ModelSpec) -> str:
-    """The conda environment file (under envs/) an inference job of ``spec`` runs in."""
-    return ENVS.get(spec.engine, "noveval.yaml")
 
 
 def api_models_pattern(registry: Registry) -> str:

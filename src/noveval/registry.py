@@ -8,6 +8,7 @@ and the request id hashed from it, hold exactly what reaches the model.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import json
 import logging
@@ -23,6 +24,15 @@ from noveval import pricing
 log = logging.getLogger(__name__)
 
 ENGINES = ("llamacpp", "vllm", "api")
+ENVIRONMENTS = {"vllm": "inference-vllm.yaml"}  # engine -> conda env file (envs/)
+
+
+def inference_env(spec: ModelSpec) -> str:
+    """The conda environment file (under envs/) an inference job of ``spec`` runs in (a vLLM
+    model's own; every other engine's is noveval.yaml)."""
+    return ENVIRONMENTS.get(spec.engine, "noveval.yaml")
+
+
 # The rules whose jobs call a model: ``infer_api`` is ``infer`` for the hosted-API models.
 INFERENCE_RULES = {"api": "infer_api", "llamacpp": "infer", "vllm": "infer"}
 # The wire APIs: OpenAI chat completions (vLLM, llama.cpp, Gemini, older OpenAI models), OpenAI
@@ -45,6 +55,8 @@ SAMPLING_EXTRAS = {"top_p": float, "top_k": int, "sampling": str}
 PRICE_KEYS = ("input", "output", "cached_input", "cache_creation")  # noveval.pricing
 _dropped_logged: set[tuple[str, str]] = set()
 PLACEMENT = ("constraint", "slurm_extra")  # where a model's jobs run (SLURM), not what they do
+# Registry fields that change no answer of a model, left out of its fingerprint.
+NOT_ANSWERS = (*PLACEMENT, "retired")
 
 
 class RegistryError(ValueError):
@@ -92,6 +104,14 @@ class ModelSpec:
     revision: str | None = None
     download_gb: float | None = None
     gated: bool = False  # the hub asks for a token with the licence accepted (preflight checks it)
+    # The day its provider stopped serving it (YYYY-MM-DD): its cells are skipped, not run, unless
+    # the config names a successor (judges.substitutions).
+    retired: str | None = None
+
+    @property
+    def not_runnable(self) -> str | None:
+        """Why the model's cells cannot run (None: they can)."""
+        return f"not runnable: retired on {self.retired}" if self.retired else None
 
     @property
     def token_field(self) -> str:
@@ -165,8 +185,8 @@ class ModelSpec:
 
     def fingerprint(self) -> str:
         """A short hash of the registry entry: a changed entry reruns the model's jobs. Where
-        its jobs run (``PLACEMENT``) is left out: it changes no answer."""
-        entry = {k: v for k, v in dataclasses.asdict(self).items() if k not in PLACEMENT}
+        its jobs run (``PLACEMENT``) and its retirement are left out: they change no answer."""
+        entry = {k: v for k, v in dataclasses.asdict(self).items() if k not in NOT_ANSWERS}
         text = json.dumps(entry, sort_keys=True, default=list)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
@@ -221,26 +241,34 @@ class Registry:
             raise RegistryError(f"missing API key environment variable: {', '.join(missing)}")
 
 
-# The rules whose jobs call a model: the grid's inference, the pilot's, the judge construction's.
+# The rules whose jobs call a model: the grid's inference, the pilot's, the judge construction's,
+# and the dedicated judges (AI-Scientist's check, the Idea Novelty Checker), which call their
+# backbone from the job itself.
 CALLING_RULES = {
     *INFERENCE_RULES.values(),
     "pilot_infer",
     "pilot_infer_api",
     "construction_judges_infer",
+    "judges_ai_scientist",
+    "judges_scideator",
 }
 
 
 def models_to_call(jobs) -> set[str]:
-    """The models that a run's pending jobs call (its inference and pilot jobs).
+    """The models that a run's pending jobs call (its inference, pilot and dedicated-judge jobs,
+    with the Idea Novelty Checker's reranker).
 
     For the key check in ``onstart``: a dry run or a run that calls no API model (the compute
     plan, tables from cached scores) needs no key; a run that calls one fails before any job.
     """
-    return {
-        job.wildcards_dict["model"]
-        for job in jobs
-        if job.rule.name in CALLING_RULES and "model" in job.wildcards_dict
-    }
+    models = set()
+    for job in jobs:
+        if job.rule.name not in CALLING_RULES or "model" not in job.wildcards_dict:
+            continue
+        models.add(job.wildcards_dict["model"])
+        if job.rule.name == "judges_scideator" and job.params.settings.get("reranker"):
+            models.add(job.params.settings["reranker"])
+    return models
 
 
 def _optional(value, kind):
@@ -301,6 +329,17 @@ def _check_revision(name: str, entry: dict) -> None:
         )
 
 
+def _check_retired(name: str, entry: dict) -> None:
+    """``retired``: a date (YAML reads an unquoted one as such), kept as YYYY-MM-DD."""
+    retired = entry.get("retired")
+    if retired is None:
+        return
+    text = retired.isoformat() if isinstance(retired, datetime.date) else str(retired)
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        raise RegistryError(f"model '{name}': retired must be a date (YYYY-MM-DD), got {retired!r}")
+    entry["retired"] = text
+
+
 def _lookup(table: dict, name: str, kind: str):
     if name not in table:
         known = ", ".join(sorted(table)) or "none"
@@ -328,6 +367,7 @@ def load_registry(path: str | Path) -> Registry:
         _check_api(name, entry)
         _check_revision(name, entry)
         _check_prices(name, entry)
+        _check_retired(name, entry)
         try:
             models[name] = ModelSpec(name=name, **entry)
         except TypeError as error:

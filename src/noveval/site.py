@@ -30,6 +30,8 @@ class Site:
     gpu_types: dict[str, str] = field(default_factory=dict)  # our GPU name -> site GRES type
     constraints: dict[str, str] = field(default_factory=dict)  # registry label -> node features
     api_inference: str = "host"  # where hosted-API inference runs (API_INFERENCE)
+    software_deployment: str | None = None  # conda: the jobs run in envs/ built by Snakemake
+    path: str = ""  # the file read ("" where there is none)
 
     @classmethod
     def load(cls, path: str | Path | None = None, env: Mapping[str, str] = os.environ) -> Site:
@@ -54,7 +56,25 @@ class Site:
             gpu_types=dict(settings.get("gpu_types") or {}),
             constraints=dict(settings.get("constraints") or {}),
             api_inference=api_inference,
+            software_deployment=settings.get("software_deployment"),
+            path=str(path),
         )
+
+    def require_software(self, conda_deployed: bool, submitted: list[str]) -> None:
+        """Before a SLURM run's first job: a site whose jobs run in conda environments needs
+        Snakemake's conda deployment, which the profile turns on only where conda is on PATH, for
+        the jobs it submits (``submitted``: their rules). A dry run, and a run of rules on this
+        host only (``snakemake plan``, ``preflight``), need no conda."""
+        if self.software_deployment == "conda" and not conda_deployed and submitted:
+            rules = ", ".join(sorted(set(submitted)))
+            raise ValueError(
+                f"{self.path}: software_deployment: conda, but conda is not on PATH, so the "
+                f"profile left Snakemake's conda deployment off and the SLURM jobs ({rules}) "
+                "would run in this environment instead of envs/. Install conda >= 24.7.1 on this "
+                "host (README: the login node), or set software_deployment: null to run every "
+                "job in the environment Snakemake runs in. A dry run and `snakemake plan` need "
+                "no conda."
+            )
 
     def gres_type(self, gpu_model: str) -> str:
         """The site's GRES type of one of our GPU names (the name itself where not mapped)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import threading
 import time
@@ -30,6 +31,8 @@ from tenacity import (
     stop_after_attempt,
     wait_exponential,
 )
+
+log = logging.getLogger(__name__)
 
 API_KEY_ENV = "S2_API_KEY"
 DEFAULT_BASE_URL = "https://api.semanticscholar.org/graph/v1"
@@ -64,6 +67,37 @@ class _Retryable(Exception):
 def api_key_from_environment() -> str | None:
     """The key the authors' client reads (``S2_API_KEY``), or None when unset."""
     return os.environ.get(API_KEY_ENV) or None
+
+
+# The rules whose jobs search Semantic Scholar: the retrieval change's related work and the two
+# dedicated judges that search while they judge.
+SEARCHING_RULES = {"judges_related", "judges_ai_scientist", "judges_scideator"}
+
+
+def require_api_key(settings: dict, searching: list[str]) -> None:
+    """Fail when ``searching`` (what will search: rule names, or a job's name) needs the key and
+    it is unset, unless ``settings['anonymous']`` (literature.semantic_scholar.anonymous) allows
+    the shared unauthenticated pool."""
+    if not searching or api_key_from_environment():
+        return
+    if settings.get("anonymous"):
+        log.warning(
+            "%s is not set: %s search Semantic Scholar unauthenticated, in the shared pool that "
+            "the API throttles hard (literature.semantic_scholar.anonymous)",
+            API_KEY_ENV,
+            ", ".join(searching),
+        )
+        return
+    raise SemanticScholarError(
+        f"missing API key environment variable: {API_KEY_ENV} (Semantic Scholar, searched by "
+        f"{', '.join(searching)}); set it, or set literature.semantic_scholar.anonymous: true "
+        "to search unauthenticated (a shared pool that the API throttles hard)"
+    )
+
+
+def require_api_key_for(jobs, settings: dict) -> None:
+    """The check before a run's first job: its pending jobs that search need the key."""
+    require_api_key(settings, sorted({job.rule.name for job in jobs} & SEARCHING_RULES))
 
 
 def clean_query(query: str) -> str:
@@ -222,6 +256,7 @@ class SemanticScholar:
 def from_settings(settings: dict, cache_dir: Path) -> SemanticScholar:
     """A client from the config's ``literature.semantic_scholar`` settings, with the key from
     the environment."""
+    require_api_key(settings, ["this job"])
     return SemanticScholar(
         settings.get("base_url", DEFAULT_BASE_URL),
         api_key_from_environment(),
