@@ -59,6 +59,7 @@ rule plan:
         literature=config["literature"],
         novbench_construction=NOVBENCH_CONSTRUCTION.section,
         novbench_upstream=config["upstream"]["novbench"] or NOVBENCH_UPSTREAM,
+        not_runnable=JUDGES.not_runnable,
         code=code_version(
             "noveval.plan",
             "noveval.construction.judge_plan",

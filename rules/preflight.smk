@@ -14,6 +14,7 @@ rule preflight:
         | NOVBENCH_CONSTRUCTION.models_used()
         | (BUILD.models_used() if BUILD else set()),
         planned_jobs=lambda wildcards: JOBS.planned(),  # every inference job's resources
+        not_runnable=JUDGES.not_runnable,  # the judges whose cells are skipped (retired)
         # where Snakemake builds the jobs' conda environments (known when the run starts); None:
         # it deploys none
         conda_prefix=lambda wildcards: (
@@ -31,4 +32,5 @@ rule preflight:
             log[0],
             conda_prefix=params.conda_prefix,
             planned_jobs=params.planned_jobs,
+            not_runnable=params.not_runnable,
         )

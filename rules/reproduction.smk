@@ -1,7 +1,7 @@
 from noveval.reproduction import report as reproduction
 
 PROJECT_REGISTRY = "config/models.yaml"
-REPRODUCTION = reproduction.configured(config)
+REPRODUCTION = reproduction.configured(config, JUDGES.not_runnable)
 REPRODUCTION_CELLS = reproduction.cells(RESULTS, REPRODUCTION, NOVBENCH)
 # What the run's numbers were produced under, what the paper's were (config/paper.yaml over the
 # embedded default, with the project's registry), and the share limits of failed and empty answers.

@@ -23,6 +23,7 @@ with log_to(snakemake.log[0]):
         literature=snakemake.params.literature,
         novbench_construction=snakemake.params.novbench_construction,
         novbench_upstream=snakemake.params.novbench_upstream,
+        not_runnable=snakemake.params.not_runnable,
         csv_path=snakemake.output.csv,
         markdown_path=snakemake.output.markdown,
     )

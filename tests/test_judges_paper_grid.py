@@ -78,10 +78,21 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
     # P3-P5 on 7; low_reasoning on 12 where the model has 'low'; purpose_mechanism on the 4 with
     # _plan files, P3-P5 on the 2 pairwise ones of them; retrieval on 12; the agentic judge
     # on the Human+Generated ideas; the AI-Scientist check and the Idea Novelty Checker with
-    # gpt-5.4 and claude-opus-4-6 on both pointwise files
+    # gpt-5.4 and claude-opus-4-6 on both pointwise files; claude-sonnet-4-5 (retired, no
+    # substitution) runs none of its 91
     assert per_model == {m: 103 for m in BACKBONES if m != "claude-sonnet-4-5"} | {
-        "claude-sonnet-4-5": 91, "gpt-5.6-sol": 1, "gpt-5.4": 107, "claude-opus-4-6": 107
+        "gpt-5.6-sol": 1, "gpt-5.4": 107, "claude-opus-4-6": 107
     }  # fmt: skip
+    assert grid.not_runnable == {"claude-sonnet-4-5": ("not runnable: retired on 2026-11-30", 91)}
+    retired = [line for line in grid.omitted if "/claude-sonnet-4-5/" in line and "retired" in line]
+    assert len(retired) == 91 and retired[0].endswith(
+        ": left out, not runnable: retired on 2026-11-30 (judges.substitutions names none)"
+    )
+    config["judges"]["substitutions"] = {"claude-sonnet-4-5": "claude-opus-4-5"}
+    config["judges"]["models"] = [m for m in BACKBONES if m != "claude-opus-4-5"]
+    substituted = judges_grid(config, REGISTRY)
+    assert substituted.not_runnable == {}
+    assert Counter(cell.model for cell in substituted.cells)["claude-opus-4-5"] == 103
     changes = {cell.change for cell in grid.cells}
     assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "retrieval",
                        "purpose_mechanism", "no_aggregation", "P3+purpose_mechanism",
@@ -94,7 +105,7 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
         for model in ("gpt-5.4", "claude-opus-4-6")
         for path in grid.batch_requests("results", "novelty-eval", model, "cells")
     )
-    assert not [line for line in grid.omitted if "/retrieval:" in line]
+    assert not [line for line in grid.omitted if "/retrieval:" in line and "retired" not in line]
     assert grid.search_model == "claude-opus-4-6" and len(grid.searches("novelty-eval")) == 12
     setups = {cell.setup for cell in grid.cells}
     assert {"human-plus-generated.backbone-gpt-5.1", "ideation-gpt-5.4-vs-gpt-5.1"} <= setups

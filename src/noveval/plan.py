@@ -45,7 +45,7 @@ from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.measured import Measured, read_measured
 from noveval.novbench import generation, perturbation, records
 from noveval.pricing import BATCH_SHARE, Usage
-from noveval.registry import INFERENCE_RULES, ModelSpec, Registry, load_registry
+from noveval.registry import INFERENCE_RULES, ModelSpec, Registry, inference_env, load_registry
 from noveval.reproduction.report import published
 from noveval.scoring_cost import plan_jobs, plan_note
 from noveval.upstream import UpstreamSource
@@ -607,6 +607,7 @@ PLAN_COLUMNS = [
     "engine",
     "estimate",
     "rule",
+    "environment",
     "step",
     "cells",
     "jobs",
@@ -636,6 +637,18 @@ RULES = {
 }
 
 
+# The rules whose jobs run in the inference environment of their model's engine (a vLLM model's
+# in envs/inference-vllm.yaml); every other rule runs in envs/noveval.yaml.
+ENGINE_ENVIRONMENT_RULES = {"infer", "pilot_infer", "construction_judges_infer"}
+
+
+def job_environment(spec: ModelSpec, rule: str) -> str:
+    """The conda environment file a job of ``rule`` for ``spec`` runs in under the site's
+    ``software_deployment: conda`` (as the rules' ``conda:`` directives name it)."""
+    env = inference_env(spec) if rule in ENGINE_ENVIRONMENT_RULES else "noveval.yaml"
+    return f"envs/{env}"
+
+
 def plan_table(
     workloads: list[Workload], registry: Registry, concurrency: int, settings: PlanSettings
 ) -> pd.DataFrame:
@@ -651,16 +664,16 @@ def plan_table(
     rows = []
     for workload in workloads:
         spec = registry.model(workload.model)
+        rule = RULES.get(workload.step, RULES.get(workload.track, INFERENCE_RULES[spec.engine]))
         rows.append(
             {
                 **asdict(workload),
                 "engine": spec.engine,
                 "estimate": settings.estimate(spec.name, workload.track),
-                "rule": RULES.get(
-                    workload.step, RULES.get(workload.track, INFERENCE_RULES[spec.engine])
-                ),
+                "rule": rule,
                 "gpus_per_job": spec.gpus,
                 "gpu_model": spec.gpu_model or "",
+                "environment": job_environment(spec, rule),
                 "startup_hours": startup_hours(spec, settings),
                 "generation_hours": generation_hours(
                     spec, workload.output_tokens, concurrency, settings
@@ -692,7 +705,17 @@ def plan_table(
     frame["gpu_hours_unperturbed"] = frame["gpus_per_job"] * frame["wall_hours_unperturbed"]
     saved = frame["startup_hours"].where(~frame["job_start"], 0.0)
     frame["gpu_hours_saved"] = frame["gpus_per_job"] * saved
-    keys = ["track", "model", "engine", "estimate", "rule", "step", "gpus_per_job", "gpu_model"]
+    keys = [
+        "track",
+        "model",
+        "engine",
+        "estimate",
+        "rule",
+        "environment",
+        "step",
+        "gpus_per_job",
+        "gpu_model",
+    ]
     table = (
         frame.groupby(keys, sort=False)
         .agg(
@@ -1084,12 +1107,15 @@ def compute_plan(
     literature: dict | None = None,
     novbench_construction: dict | None = None,
     novbench_upstream: str = "",
+    not_runnable: dict | None = None,
 ) -> None:
     """Rule plan: the compute plan of the configured grid (NovBench, then the judges, with the
     retrieval change's literature search when ``judges.retrieval.search`` is Semantic Scholar:
     ``literature`` holds its settings; then the construction of the judge study's benchmark,
     ``construction``: config construction.judges; then NovBench's, ``novbench_construction``:
-    config construction.novbench, its prompts read under ``novbench_upstream``)."""
+    config construction.novbench, its prompts read under ``novbench_upstream``).
+    ``not_runnable``: the judges whose cells the grid skips, with why and how many cells (none of
+    them is planned)."""
     settings = PlanSettings.from_config({"plan": plan})
     registry = load_registry(registry_path)
     workloads = novbench_workloads(
@@ -1148,6 +1174,12 @@ def compute_plan(
         notes += "\n" + construction_note(novbench_construction)
     if checker_searches:
         notes += "\n- " + checker_note(checker_searches)
+    for model, (reason, count) in sorted((not_runnable or {}).items()):
+        notes += (
+            f"\n- {model}: {reason}; its {count} judge cells are skipped, neither run nor "
+            f"priced here (judges.substitutions: {{{model}: <successor>}} runs another model in "
+            "its place)"
+        )
     scoring = scoring_table(workloads, novbench["scoring"])
     table = with_scoring(table, scoring)
     weights = weights_table([w.model for w in workloads], registry)

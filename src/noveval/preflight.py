@@ -25,7 +25,7 @@ import sys
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anthropic
@@ -358,11 +358,11 @@ def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Check:
 
 def searches_literature(config: dict) -> bool:
     """Whether the judges' grid searches Semantic Scholar: the retrieval change through it, or
-    the AI-Scientist check."""
+    the AI-Scientist check, or the Idea Novelty Checker."""
     judges = config.get("judges") or {}
     search = (judges.get("retrieval") or {}).get("search")
     retrieval = "retrieval" in (judges.get("changes") or []) and search == "semantic_scholar"
-    return retrieval or "ai_scientist" in (judges.get("systems") or {})
+    return retrieval or bool({"ai_scientist", "scideator"} & set(judges.get("systems") or {}))
 
 
 def published_cells(model: str) -> list[tuple[str, str]]:
@@ -546,6 +546,7 @@ class Grid:
     sinfo_error: str = ""
     conda_prefix: Path | None = None
     planned_jobs: tuple = ()  # every inference job's resources (noveval.cluster.PlannedJob)
+    not_runnable: Mapping = field(default_factory=dict)  # judge -> (why, cells skipped)
 
     @property
     def specs(self) -> list[ModelSpec]:
@@ -598,7 +599,21 @@ def access_checks(grid: Grid) -> list[Check]:
     found += [served_check(spec, grid.env) for spec in grid.specs if spec.engine == "api"]
     found.append(semantic_scholar_key_check(searches_literature(grid.config), grid.env))
     found.append(provider_network_check(grid.site_path, grid.site, grid.specs))
+    found += not_runnable_checks(grid.registry, grid.not_runnable)
     return found + substitution_checks(grid.config["judges"].get("substitutions") or {})
+
+
+def not_runnable_checks(registry: Registry, not_runnable: Mapping) -> list[Check]:
+    """One line per judge of the config whose cells the grid skips (a retired model with no
+    substitution): a warning, since the run goes on without them."""
+    return [
+        warning(
+            f"model {model}",
+            f"{reason}: its {cells} cells are skipped; "
+            + _not_reproducible(registry.model(model), "is not served"),
+        )
+        for model, (reason, cells) in sorted(not_runnable.items())
+    ]
 
 
 # ---- What fails on day one: the C library, conda, disk for environments, the hub's commits,
@@ -915,10 +930,12 @@ def checks(
     env: Mapping[str, str],
     conda_prefix: str | Path | None = None,
     planned_jobs: Iterable = (),
+    not_runnable: Mapping | None = None,
 ) -> list[Check]:
     """Every check of the grid's ``models`` (the registry's names) under ``config``;
     ``conda_prefix``: where Snakemake builds conda environments (None: no conda deployment);
-    ``planned_jobs``: every inference job's resources (``noveval.cluster.PlannedJob``)."""
+    ``planned_jobs``: every inference job's resources (``noveval.cluster.PlannedJob``);
+    ``not_runnable``: the judges whose cells the grid skips (``JudgesGrid.not_runnable``)."""
     site_path = site_file_path(env)
     site_line, site = site_file_check(site_path)
     ok, output = run_command(["sinfo", "--noheader", "--format=%R %G"])
@@ -933,17 +950,32 @@ def checks(
         sinfo_error="" if ok else output,
         conda_prefix=Path(conda_prefix) if conda_prefix else None,
         planned_jobs=tuple(planned_jobs),
+        not_runnable=dict(not_runnable or {}),
     )
     return [site_line, *(line for check in CHECKS for line in check(grid))]
 
 
 def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list[ScorerSpec]:
-    """The hub scorers the NovBench grid's scoring downloads (none without NovBench models)."""
-    novbench = config.get("novbench") or {}
-    if not set(novbench.get("models") or ()) & set(models):
-        return []
-    names = dict.fromkeys(scorer_names(novbench["scoring"]))
-    return [registry.scorers[name] for name in names if name in registry.scorers]
+    """The hub scorers any rule of the grid loads (rule weights downloads each): NovBench's
+    scoring and reviewer-confidence encoders (with NovBench models), the judges' retrieval
+    encoder (the retrieval change on a corpus), the Idea Novelty Checker's encoder
+    (judges.systems.scideator) and NovBench construction's retrieval encoder."""
+    novbench, judges = config.get("novbench") or {}, config.get("judges") or {}
+    names = []
+    if set(novbench.get("models") or ()) & set(models):
+        names += scorer_names(novbench["scoring"])
+    retrieval = judges.get("retrieval") or {}
+    if (
+        "retrieval" in (judges.get("changes") or ())
+        and judges.get("models")
+        and retrieval.get("search") != "semantic_scholar"
+    ):
+        names.append(retrieval.get("encoder"))
+    if "scideator" in (judges.get("systems") or {}):
+        names.append((judges.get("scideator") or {}).get("encoder"))
+    built = ((config.get("construction") or {}).get("novbench") or {}).get("retrieval") or {}
+    names.append(built.get("encoder"))
+    return [registry.scorers[name] for name in dict.fromkeys(names) if name in registry.scorers]
 
 
 def site_gpu_type(site: dict, spec: ModelSpec) -> str:
@@ -969,11 +1001,12 @@ def preflight(
     log_path: str | Path | None = None,
     conda_prefix: str | Path | None = None,
     planned_jobs: Iterable = (),
+    not_runnable: Mapping | None = None,
 ) -> None:
     """Rule preflight: print every check (and write them to ``log_path``), then fail when any
     failed. ``conda_prefix``: where Snakemake builds conda environments (None: no conda
     deployment); ``planned_jobs``: every inference job's resources."""
-    found = checks(config, registry, models, os.environ, conda_prefix, planned_jobs)
+    found = checks(config, registry, models, os.environ, conda_prefix, planned_jobs, not_runnable)
     lines = [check.line() for check in found]
     print("\n".join(lines), flush=True)
     failed = [check.name for check in found if check.ok is False]

@@ -163,6 +163,9 @@ class JudgesGrid:
     releases: dict[str, list[release.ReleaseFile]] = field(default_factory=dict)  # downloads
     substitutes: dict[str, str] = field(default_factory=dict)  # successor → the model it replaces
     search_model: str | None = None  # the LLM of the assisted literature search (retrieval)
+    # the judges whose cells are skipped (a retired model with no substitution): why, and the
+    # number of cells left out
+    not_runnable: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def release_download(self, dataset: str, path: str) -> release.ReleaseFile:
         """The declared release file ``path`` of ``dataset`` (rule judges_download)."""
@@ -538,14 +541,21 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
                     reason = "no judges.retrieval.model writes the literature search's queries"
             elif prompt_change == "retrieval" and not corpus:
                 reason = "no related work: no retrieval corpus is configured"
+            if not reason and specs[model].not_runnable:  # it would run but for its model
+                reason = f"{specs[model].not_runnable} (judges.substitutions names none)"
             if reason:
                 omitted.append(f"{where}: left out, {reason}")
                 why.append((change, reason))
                 continue
             cells.append(JudgeCell(dataset, model, format, setup, change))
-    cells += system_cells(section.get("systems") or {}, datasets, registry)
+    cells += system_cells(section.get("systems") or {}, datasets, registry, omitted)
     for (change, reason), count in Counter(why).items():
         log.warning("judges: %d '%s' cell(s) left out: %s", count, change, reason)
+    not_runnable = {
+        name: (spec.not_runnable, sum(f"/{name}/" in w and spec.not_runnable in w for w in omitted))
+        for name, spec in {name: registry.model(name) for name in section_models(section)}.items()
+        if spec.not_runnable and name not in substitutions
+    }
     motivation = dict(section["motivation"])
     motivation.setdefault("model", min(specs, default=None))  # the first judge by name
     motivation["model"] = substitutions.get(motivation["model"], motivation["model"])
@@ -560,7 +570,13 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         releases,
         {successor: model for model, successor in substitutions.items()},
         search_model,
+        not_runnable,
     )
+
+
+def section_models(section: dict) -> list[str]:
+    """The judges a ``judges`` section names: its backbones, then its systems' backbones."""
+    return list(dict.fromkeys([*section["models"], *system_models(section)]))
 
 
 def system_models(section: dict) -> list[str]:
@@ -570,10 +586,14 @@ def system_models(section: dict) -> list[str]:
 
 
 def system_cells(
-    systems: dict[str, dict], datasets: dict[str, dict[str, dict[str, str]]], registry
+    systems: dict[str, dict],
+    datasets: dict[str, dict[str, dict[str, str]]],
+    registry,
+    omitted: list[str],
 ) -> list[JudgeCell]:
     """The cells of ``judges.systems`` (system → ``models``, optional ``setups``): each backbone
-    on the pointwise file of each of the system's release setups (default: all)."""
+    on the pointwise file of each of the system's release setups (default: all); a backbone that
+    is not runnable (retired) is left out, its cells added to ``omitted``."""
     cells = []
     for system, entry in systems.items():
         wanted = entry.get("setups")
@@ -601,12 +621,27 @@ def system_cells(
                     f"judges.systems.{system}.effort: {model} has no reasoning effort '{effort}' "
                     f"(registry effort_levels: {', '.join(spec.effort_levels)})"
                 )
-            cells += [
+            found = [
                 JudgeCell(dataset, model, SYSTEM_FORMAT, setup, system)
                 for dataset, setups in datasets.items()
                 for setup, files in setups.items()
                 if SYSTEM_FORMAT in files and (wanted is None or setup in wanted)
             ]
+            if spec.not_runnable:
+                omitted += [
+                    f"judges/{c.dataset}/{model}/{c.format}/{c.setup}/{system}: left out, "
+                    f"{spec.not_runnable}"
+                    for c in found
+                ]
+                log.warning(
+                    "judges: %d %s cell(s) of %s left out: %s",
+                    len(found),
+                    system,
+                    model,
+                    spec.not_runnable,
+                )
+                continue
+            cells += found
     return cells
 
 

@@ -157,9 +157,10 @@ def mapped(study: str) -> set[str]:
     return set(published(study)["dataset"])
 
 
-def configured(config: dict) -> dict:
+def configured(config: dict, not_runnable: dict | None = None) -> dict:
     """What the config runs, as plain data: the configured dataset (name and models) compared
-    with each published one, and the strategies, perturbations, judges and changes."""
+    with each published one, and the strategies, perturbations, judges and changes;
+    ``not_runnable``: the judges whose cells the grid skips (``JudgesGrid.not_runnable``)."""
     section = config["novbench"]
     novbench = {}
     for name, entry in section["datasets"].items():
@@ -185,6 +186,7 @@ def configured(config: dict) -> dict:
             },
             "models": [*judges["models"], *system_models(judges)],
             "changes": [*configured_changes(judges), *(judges.get("systems") or {})],
+            "not_runnable": {model: why for model, (why, _) in (not_runnable or {}).items()},
         },
     }
 
@@ -865,6 +867,15 @@ def judges_row(
         return _not_run(f"'{row.change}' is another system, not a change of this pipeline")
     if row.dataset not in grid["datasets"]:
         return _not_run(_unconfigured("dataset", row.dataset, "judges.datasets"))
+    not_runnable = grid.get("not_runnable", {})
+    skipped = [m for m in not_runnable if row.model and selects(row.model, m)]
+    runnable = [m for m in grid["models"] if m not in not_runnable]
+    if skipped and not any(selects(row.model, m) for m in runnable):
+        model = skipped[0]
+        return _not_run(
+            f"{model}: {not_runnable[model]}; its cells are skipped "
+            f"(judges.substitutions: {{{model}: <successor>}} runs another model in its place)"
+        )
     if row.model and not any(selects(row.model, m) for m in grid["models"]):
         return _not_run(_unconfigured("model", row.model, "judges.models"))
     if not any(selects(row.change, c) for c in grid["changes"]):
