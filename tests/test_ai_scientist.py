@@ -16,10 +16,8 @@ from conftest import (
     LOOPBACK_KEY,
     REPO,
     S2_TEST_KEY,
-    SHARED_DATA,
     loopback_registry,
     shared_file,
-    unavailable,
 )
 from loopback_api import ANSWER
 from test_judges_systems import default_config
@@ -143,13 +141,8 @@ def test_the_found_paper_line_is_read_from_the_authors_check_novelty():
 
 
 def test_the_pinned_prompts_render_the_first_round():
-    """Needs a copy of simra-shahid/idea_novelty_checker at the pinned commit beside the shared
-    data (novelty-eval/model-code/novelty_checker)."""
-    root = SHARED_DATA / "novelty-eval" / "model-code" / "novelty_checker"
-    if not root.exists():
-        unavailable(
-            f"no copy of the pinned Idea Novelty Checker at {root}", "NOVEVAL_REQUIRE_MODEL_CODE"
-        )
+    """The shared copy of simra-shahid/idea_novelty_checker at the pinned commit."""
+    root = shared_file("novelty-eval", "model-code", "novelty_checker")
     prompts = Prompts.read(root, shared_file("novelty-eval", "upstream"))
     first = Check(idea="topic trees", rounds=10).messages(prompts)
     assert "You will be given 10 to decide" in first[0]["content"]

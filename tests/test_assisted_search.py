@@ -4,7 +4,7 @@ the prompt block, worked by hand; the search against the loopback Semantic Schol
 from __future__ import annotations
 
 import yaml
-from conftest import REPO, shared_file, unavailable
+from conftest import REPO, shared_file
 from loopback_s2 import LoopbackS2
 
 from noveval.judges.grid import judges_grid
@@ -107,12 +107,8 @@ def test_search_candidates_shape_semantic_scholar_papers(tmp_path):
 
 
 def test_their_templates_render_one_user_message():
+    shared_file("novelty-eval", "upstream", TEMPLATES)  # the retrieval templates are there
     source = UpstreamSource("judges", shared_file("novelty-eval", "upstream"))
-    if not (source.root / TEMPLATES).is_dir():
-        unavailable(
-            f"the retrieval templates are not in {source.root} (fetch them at the pinned commit)",
-            "NOVEVAL_REQUIRE_RETRIEVAL_TEMPLATES",
-        )
     prompts = AssistedSearchPrompts(source)
     (message,) = prompts.queries("An idea.", "Methodology:\n  - X.", 5)
     assert message["role"] == "user"

@@ -21,7 +21,7 @@ import jinja2
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SAMPLE, SHARED_DATA, run_snakemake, shared_file, unavailable, write_yaml
+from conftest import REPO, SAMPLE, run_snakemake, shared_file, write_yaml
 
 from noveval import upstream
 from noveval.engines import providers
@@ -146,16 +146,8 @@ SOURCES = ("ai_researcher", "openreviewer", "reviewer2")
 def source_root(source: str) -> Path:
     """The shared copy of a pinned source beside the authors' scripts (model-code/<source>): the
     ai_researcher library, maxidl/openreviewer and ZhaolinGao/Reviewer2 at their pinned commits
-    (src/noveval/upstream.yaml). The shared data does not hold them yet, so CI skips these tests
-    unless NOVEVAL_REQUIRE_MODEL_CODE is set."""
-    path = SHARED_DATA / "novbench" / "model-code" / source
-    if not path.exists():
-        unavailable(
-            f"the pinned {source} files are not at {path} (fetch them at the commits of "
-            "src/noveval/upstream.yaml)",
-            "NOVEVAL_REQUIRE_MODEL_CODE",
-        )
-    return path
+    (src/noveval/upstream.yaml)."""
+    return shared_file("novbench", "model-code", source)
 
 
 def library_root() -> Path:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, SHARED_DATA, unavailable
+from conftest import REPO, shared_file
 from loopback_s2 import LoopbackS2
 
 from noveval.engines.client import ClientSettings
@@ -41,7 +42,12 @@ from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.registry import load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
-CHECKER_COPY = SHARED_DATA / "novelty-eval" / "model-code" / "novelty_checker"
+
+
+def checker_copy() -> Path:
+    """The shared copy of simra-shahid/idea_novelty_checker at the pinned commit."""
+    return shared_file("novelty-eval", "model-code", "novelty_checker")
+
 
 # Prompt functions written like the checker's, small enough to check by hand.
 PIPELINE = """
@@ -204,11 +210,7 @@ def test_the_builtin_verdict_shows_our_examples_and_the_papers_numbered_from_zer
 
 
 def test_the_pinned_prompts_render_each_step():
-    """Needs a copy of simra-shahid/idea_novelty_checker at the pinned commit beside the shared
-    data (novelty-eval/model-code/novelty_checker)."""
-    if not CHECKER_COPY.exists():
-        unavailable(f"no pinned checker copy at {CHECKER_COPY}", "NOVEVAL_REQUIRE_MODEL_CODE")
-    prompts = Prompts.read(CHECKER_COPY, "relaxed", "relaxed", "priority", as_run=True)
+    prompts = Prompts.read(checker_copy(), "relaxed", "relaxed", "priority", as_run=True)
     assert prompts.keywords("IDEA")[-1] == {"role": "user", "content": "IDEA"}
     assert "<idea> IDEA </idea>" in prompts.facets("IDEA")[-1]["content"]
     window = prompts.rerank("IDEA", "FACETS", ["p one", "p two"])
@@ -225,7 +227,7 @@ def test_the_pinned_prompts_render_each_step():
         "noveltychecker/models/idea_novelty_checker/incontext_examples/relaxed.json"
     ) in verdict[1]["content"]  # fmt: skip
     assert verdict[-1]["content"] == "<PAPER> Paper ID [0]: Title: T. Abstract: A </PAPER>"
-    text = Prompts.read(CHECKER_COPY, "less-relaxed", "less-relaxed", "base", as_run=False)
+    text = Prompts.read(checker_copy(), "less-relaxed", "less-relaxed", "base", as_run=False)
     assert text.examples.startswith("Examples Reviews that assess novelty")
 
 
