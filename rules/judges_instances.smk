@@ -104,6 +104,7 @@ if JUDGE_RETRIEVAL["search"] == "semantic_scholar":
     rule judges_related:
         input:
             instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+            queries=lambda wildcards: JUDGES.search_requests(RESULTS, wildcards),
             responses=lambda wildcards: JUDGES.search_responses(
                 RESULTS, wildcards.dataset, "search_queries"
             ),

@@ -7,6 +7,7 @@ from noveval.logs import log_to
 with log_to(snakemake.log[0]):
     steps.searched_related_work(
         instances_path=snakemake.input.instances,
+        queries_path=snakemake.input.queries,
         responses_path=snakemake.input.responses,
         responses_cell=snakemake.params.cell,
         retrieval=snakemake.params.retrieval,

@@ -13,7 +13,7 @@ import yaml
 from conftest import REPO, loopback_registry, write_yaml
 from snakemake.utils import update_config, validate
 
-from noveval.batches import gather_responses
+from noveval.batches import gather_responses, read_responses
 from noveval.chat_requests import build_request
 from noveval.chunks import attempt_runtime, chunk_count, chunk_ids, chunk_names, parse_chunk
 from noveval.cluster import InferenceJobs, PlannedJob
@@ -182,6 +182,24 @@ def test_chunks_answer_their_share_and_a_rerun_sends_nothing(tmp_path, loopback,
     sent = len(loopback.bodies)
     chunk("2-of-2")  # resumed or rerun: its calls come from the journal
     assert len(loopback.bodies) == sent
+
+
+def test_a_cell_without_requests_reads_no_responses_and_a_missing_cell_is_an_error(tmp_path):
+    """A search step whose ideas got no queries (garbled contributions) sends nothing: its
+    cell is absent from the batch's responses, an empty answer set; a cell that had requests
+    and is absent is an error."""
+    batch = tmp_path / "responses.parquet"
+    pd.DataFrame({"request_id": ["r1"], "text": ["x"], "cell": ["a"]}).to_parquet(batch)
+    none, some = tmp_path / "none.parquet", tmp_path / "some.parquet"
+    pd.DataFrame({"request_id": pd.Series([], dtype=str)}).to_parquet(none)
+    pd.DataFrame({"request_id": ["r2"]}).to_parquet(some)
+    assert list(read_responses(batch, "a")["text"]) == ["x"]
+    empty = read_responses(batch, "b", none)
+    assert empty.empty and list(empty.columns) == ["request_id", "text"]
+    with pytest.raises(ValueError, match="no responses of cell 'b'"):
+        read_responses(batch, "b", some)
+    with pytest.raises(ValueError, match="no responses of cell 'b'"):
+        read_responses(batch, "b")
 
 
 def test_sinfo_time_limits_gres_and_memory_are_read():

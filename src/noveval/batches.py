@@ -59,9 +59,12 @@ def gather_responses(chunk_paths: list[str | Path], path: str | Path, log_path: 
     Path(log_path).write_text(f"{path}: rows of {len(frames)} chunks ({counts})\n")
 
 
-def read_responses(path: str | Path, cell: str) -> pd.DataFrame:
-    """The responses of one cell from its batch's responses table."""
+def read_responses(path: str | Path, cell: str, requests_path: str | Path | None = None):
+    """The responses of one cell from its batch's responses table. A cell whose requests table
+    (``requests_path``, where given) holds no request has none: an empty table, not an error."""
     responses = pd.read_parquet(path)
     if cell not in set(responses["cell"]):
+        if requests_path is not None and pd.read_parquet(requests_path).empty:
+            return responses.iloc[:0].drop(columns="cell")
         raise ValueError(f"{path}: no responses of cell '{cell}'")
     return responses[responses["cell"] == cell].drop(columns="cell").reset_index(drop=True)

@@ -346,6 +346,13 @@ class JudgesGrid:
         }
         return sorted(pairs)
 
+    def search_requests(self, results: str, wildcards, step: str = "search_queries") -> str:
+        """The requests table of one assisted-search step of a (dataset, format, setup)."""
+        return (
+            f"{results}/judges/{wildcards.dataset}/{self.search_model}/{wildcards.format}/"
+            f"{wildcards.setup}/{step}/requests.parquet"
+        )
+
     def search_responses(self, results: str, dataset: str, step: str) -> str:
         """The responses table of one assisted-search step of a dataset."""
         return responses_path(results, "judges", dataset, self.search_model, step)

@@ -508,6 +508,7 @@ def search_query_requests(
 
 def searched_related_work(
     instances_path: str,
+    queries_path: str,
     responses_path: str,
     responses_cell: str,
     retrieval: dict,
@@ -517,12 +518,13 @@ def searched_related_work(
 ) -> None:
     """Steps 3-5 of the assisted search: each idea's queries searched on Semantic Scholar, the
     candidates selected and formatted as the authors' related-work block (``related``: per
-    idea a list holding that block, empty without candidates)."""
+    idea a list holding that block, empty without candidates). ``queries_path``: the cell's
+    query requests (none where no idea's contributions could be read: no idea searches)."""
     from noveval.literature import assisted_search
     from noveval.literature.semantic_scholar import from_settings
 
     table = instances.read_instances(instances_path)
-    answers = read_responses(responses_path, responses_cell)
+    answers = read_responses(responses_path, responses_cell, queries_path)
     queries = {
         row.item_id: assisted_search.read_queries(None if pd.notna(row.error) else row.text)
         for row in answers.itertuples()
