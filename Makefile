@@ -18,7 +18,12 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 	-DLLAVA_BUILD=OFF
 
 # torch is pinned to the CPU build in the 'local' extra; an unpinned torch is a multi-GB CUDA one.
-# --no-compile: Python compiles a module when it is first imported, not all 23,000 at install.
+# pip installs with --no-compile and compileall then byte-compiles everything on every core: a
+# shell with PYTHONDONTWRITEBYTECODE set (as some sandboxes and CI runners have) never writes the
+# bytecode of a first import, so without it every process (each Snakemake job) compiled pandas,
+# torch and the package again, 2 s of CPU per job start instead of 0.6. Its result is not
+# checked: a few files of the installed packages do not compile (torch's helper in Python 3.12
+# syntax, an openreview-py template), and no import reaches them.
 # Every dependency the cluster's CPU environment pins (envs/noveval.yaml) is installed at that
 # version, so that the tests run what a cluster gets (tests/test_envs.py checks the pins).
 $(SETUP): pyproject.toml envs/noveval.yaml
@@ -29,6 +34,8 @@ $(SETUP): pyproject.toml envs/noveval.yaml
 		--no-compile --no-binary llama-cpp-python -c $(VENV)/pins.txt \
 		'llama-cpp-python[server]==0.3.36'
 	$(BIN)/python -m pip install --quiet --no-compile -c $(VENV)/pins.txt -e '.[local,test]'
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -c 'import compileall, site; \
+		[compileall.compile_dir(d, quiet=2, workers=0) for d in (*site.getsitepackages(), "src")]'
 	touch $@
 
 run: $(SETUP)
