@@ -288,29 +288,62 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
     return start_run(folder, config, snakemake_env(**LOOPBACK_KEY, **S2_TEST_KEY))
 
 
+def paper_config() -> dict:
+    """``config/paper.yaml`` over ``config/config.yaml``, merged as Snakemake merges them."""
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    update_config(config, yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
+    return config
+
+
+# The paper grid's NovBench models that a loopback provider serves (its vLLM models need a GPU).
+PAPER_HOSTED_NOVBENCH = ("gpt-4o", "gpt-3.5-turbo", "gpt-5", "gemini-2.5-flash")
+PAPER_COLING_PAPERS = 3  # of the 73 of the shipped COLING-2020 copy
+
+
 @pytest.fixture(scope="session")
-def release_judges_run(tmp_path_factory, loopback) -> WorkflowRun:
-    """The judges on the authors' whole release (10 + 13 pairs, 21 + 26 ideas) with gpt-4o on the
-    loopback server (what is tested is the release's plumbing, not a model's verdicts): the
-    reference judge at one call per idea and order, and no aggregation. An overlay on
-    ``config/config.yaml`` that drops the default's samples with ``null``."""
-    release = shared_file("novelty-eval", "human-only", "pairwise.yaml").parents[1]
-    folder = tmp_path_factory.mktemp("release-judges")
-    overlay = {
-        "registry": str(loopback_registry(folder / "models.yaml", loopback, "gpt-4o")),
-        "judges": {
-            "datasets": {"sample": None, "release": str(release)},
-            "models": ["gpt-4o"],
-            "changes": ["reference", "no_aggregation"],
-            "max_tokens": 64,
-            "reasoning_chars": 40,
-            "bootstrap": {"resamples": 200, "seed": 42},
-            "motivation": {"model": "gpt-4o"},
-        },
-        "novbench": {"datasets": {"sample": None}},
+def paper_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
+    """``config/paper.yaml`` run as a lab runs it, on the shipped release copies with every hosted
+    model answered by the loopback providers (what is tested is the plumbing of the paper mode,
+    not a model's verdicts), once for the tests that read it.
+
+    The judges' section is the paper's but for the dataset: the authors' Human-Only and
+    Human+Generated copies (10 + 13 pairs, 21 + 26 ideas) in place of the download, blocklist on,
+    both formats, their prompts and protocol, 3 calls per idea and order, every change the copies
+    allow (the purpose-mechanism form needs the release's _plan files, the D₋ generators its
+    backbone folders, which the copies lack), the retrieval change searching the loopback Semantic
+    Scholar; claude-sonnet-4-5 is retired (its cells are skipped). The dedicated judges are the
+    embedded run's (their hub encoder has no offline copy). NovBench's section is the paper's on
+    the first papers of the COLING-2020 copy for its hosted models (the authors' prompts and
+    decoding, the perturbations with gpt-4o-mini's paraphrases), scored with the default's local
+    scorers (SPICED and distilgpt2 are hub models).
+    """
+    folder = tmp_path_factory.mktemp("paper")
+    config = paper_config()
+    coling = json.loads(shared_file("novbench", "coling2020_pairs.json").read_text())
+    coling_copy = folder / "coling2020.json"
+    coling_copy.write_text(json.dumps(coling[:PAPER_COLING_PAPERS]))
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    hosted = {*PAPER_HOSTED_NOVBENCH, config["novbench"]["paraphrase_model"]}
+    hosted |= {*config["judges"]["models"], config["judges"]["retrieval"]["model"]}
+    config["registry"] = str(loopback_registry(folder / "models.yaml", loopback, *sorted(hosted)))
+    config["upstream"] = {
+        "judges": str(shared_file("novelty-eval", "upstream")),
+        "novbench": str(shared_file("novbench", "upstream")),
     }
-    env = snakemake_env(**LOOPBACK_KEY)
-    return start_run(folder, overlay, env, base=("config/config.yaml",))
+    config["novbench"].update(
+        datasets={"coling2020": str(coling_copy)},
+        models=list(PAPER_HOSTED_NOVBENCH),
+        scoring=default["novbench"]["scoring"],
+    )
+    release = shared_file("novelty-eval", "human-only", "pairwise.yaml").parents[1]
+    config["judges"].update(datasets={"novelty-eval": str(release)}, systems={})
+    config.pop("construction")
+    config["literature"] = {
+        "semantic_scholar": {"base_url": loopback_s2.base_url, "requests_per_second": 0.9}
+    }
+    return start_run(folder, config, snakemake_env(**LOOPBACK_KEY, **S2_TEST_KEY))
 
 
 @dataclass(frozen=True)

@@ -180,28 +180,3 @@ def test_a_downloaded_release_file_holds_its_declared_instances(tmp_path):
     # a file judged by no cell declares nothing and is not counted
     release.download(release.ReleaseFile(**{**short.__dict__, "instances": None}), str(target))
     assert target.exists()
-
-
-@pytest.mark.workflow
-@pytest.mark.model
-def test_overlay_naming_the_real_release_judges_every_instance(release_judges_run):
-    """Acceptance: an overlay naming the authors' files loads 10 + 13 pairs and 21 + 26 ideas and
-    writes metrics for them (reference judge only, one call per idea and order, to stay short)."""
-    out = release_judges_run.results / "judges" / "release"
-    expected = {
-        ("pairwise", "human-only"): 10,
-        ("pairwise", "human-plus-generated"): 13,
-        ("pointwise", "human-only"): 21,
-        ("pointwise", "human-plus-generated"): 26,
-    }
-    for (format, setup), count in expected.items():
-        assert len(read_instances(out / format / setup / "instances.parquet")) == count
-        metrics = pd.read_csv(out / format / "metrics.csv").set_index(["setup", "change"])
-        row = metrics.loc[(setup, "reference")]
-        assert row["n_instances"] == count
-        assert row["n_calls"] == count * (2 if format == "pairwise" else 1)
-        assert metrics.loc[(setup, "no_aggregation"), "n_instances"] == count
-    assert not (release_judges_run.results / "judges" / "sample").exists()
-    assert not (release_judges_run.results / "novbench").exists()
-    for name in ("cost_quality.png", "motivation.png", "d_minus_sources.png"):
-        assert (out / name).stat().st_size > 5_000

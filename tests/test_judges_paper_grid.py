@@ -84,6 +84,8 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
         "gpt-5.6-sol": 1, "gpt-5.4": 107, "claude-opus-4-6": 107
     }  # fmt: skip
     assert grid.not_runnable == {"claude-sonnet-4-5": ("not runnable: retired on 2026-11-30", 91)}
+    # the release's ai-only ideas were written already: no generator runs, the retired one neither
+    assert grid.generators() == [] and "claude-sonnet-4-5" not in grid.models_used()
     retired = [line for line in grid.omitted if "/claude-sonnet-4-5/" in line and "retired" in line]
     assert len(retired) == 91 and retired[0].endswith(
         ": left out, not runnable: retired on 2026-11-30 (judges.substitutions names none)"

@@ -171,6 +171,9 @@ def test_ideation_setup_alternates_the_stronger_slot_and_drops_incomplete_pairs(
         assert row.ideas[1 - row.label].startswith("A weak idea")
         assert row.titles[row.label].startswith("big-")
     assert (table["area"] == base["area"].head(3).to_numpy()).all()
+    garbled = responses(['{"more_novel": 1}'] * 4)
+    with pytest.raises(ValueError, match="ideation-big-vs-small: no pair to judge: the generati"):
+        ideation_setup(base, ("big", strong), ("small", garbled), "ideation-big-vs-small")
 
 
 def test_generated_setup_pairs_each_novel_idea_with_a_generated_one_of_its_area():

@@ -7,10 +7,10 @@ import json
 import pandas as pd
 import pytest
 import yaml
-from conftest import PROXIED_MODEL as MODEL
 from conftest import (
+    LOOPBACK_KEY,
     REPO,
-    proxied_registry,
+    loopback_registry,
     run_snakemake,
     snakemake_env,
     tiny_judges_release,
@@ -157,22 +157,27 @@ def test_the_novelty_checker_judges_the_ideas_with_its_calls_counted(embedded_ru
     assert verdicts["latency_s"].gt(0).all() and not verdicts["cost_usd"].isna().any()
 
 
-def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):
+def sent_ids(loopback, since: int) -> list[str]:
+    """The request ids of the calls the loopback providers got since call ``since``."""
+    return [request_id for _, request_id, _ in loopback.bodies[since:]]
+
+
+def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, loopback):
+    """Plumbing of the call count: gpt-4o on the loopback provider judges."""
     release = tiny_judges_release(tmp_path, pairs=2, ideas=0)
-    top = {"registry": str(proxied_registry(tmp_path, proxied_server.base_url))}
+    top = {"registry": str(loopback_registry(tmp_path / "models.yaml", loopback, "gpt-4o"))}
     common = {
-        "models": [MODEL],
+        "models": ["gpt-4o"],
         "calls": {"pointwise": 1, "pairwise_per_order": 2},
         "max_tokens": 24,
-        "structured_output": False,  # an API-style model: answers are parsed tolerantly
-        "motivation": {"model": MODEL, "changes": ["reference", "no_aggregation"]},
+        "motivation": {"model": "gpt-4o", "changes": ["reference", "no_aggregation"]},
     }
-    env = snakemake_env(NOVEVAL_TEST_KEY="local")
+    env = snakemake_env(**LOOPBACK_KEY)
     wanted = pairwise_outputs(tmp_path)
     config = judges_config(tmp_path, release, top, changes=["reference"], **common)
-    before = len(proxied_server.request_ids)
+    before = len(loopback.bodies)
     run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
-    sent = proxied_server.request_ids[before:]
+    sent = sent_ids(loopback, before)
     assert len(sent) == 2 * 2 * 2 and len(set(sent)) == len(sent)  # pairs × orders × calls
 
     config = judges_config(
@@ -182,39 +187,55 @@ def test_no_aggregation_and_reruns_send_no_new_calls(tmp_path, proxied_server):
     run_snakemake(
         *wanted, "--forcerun", "infer", "infer_api", "--cores", "1", "--configfile", config, env=env
     )
-    assert proxied_server.request_ids[before:] == sent, "no_aggregation or a rerun called the model"
+    assert sent_ids(loopback, before) == sent, "no_aggregation or a rerun called the model"
     metrics = pd.read_csv(tmp_path / "results" / "judges" / "tiny" / "pairwise" / "metrics.csv")
     counts = metrics.set_index("change")["n_calls"]
     assert counts["reference"] == 8 and counts["no_aggregation"] == 4
 
 
-def test_ideation_comparison_reuses_generations_and_reports_flips(tmp_path, proxied_server):
-    """Two generators (the local model, and the same weights behind an API name) write ideas
-    for the same areas; the judge compares them under two prompts."""
+def test_ideation_comparison_reuses_generations_and_reports_flips(tmp_path, loopback):
+    """Two generators (hosted models on the loopback provider, answering with an idea: the
+    plumbing is under test) write ideas for the same areas; gpt-4o judges them under two
+    prompts, and the generations are made once however many cells read them."""
     release = tiny_judges_release(tmp_path, pairs=2, ideas=0)
-    top = {"registry": str(proxied_registry(tmp_path, proxied_server.base_url))}
+    models = ("gpt-4o", "gpt-5.1", "gpt-5.2")
+    registry = loopback_registry(tmp_path / "models.yaml", loopback, *models)
+    for generator in ("gpt-5.1", "gpt-5.2"):
+        loopback.answers[generator] = f"An idea of {generator}: a method that " + "x" * 40
     generation = {
         "generators": [],
         "base_setup": "human-plus-generated",
         "max_tokens": 64,
-        "comparisons": [{"stronger": "smollm2-135m", "weaker": MODEL}],
+        "comparisons": [{"stronger": "gpt-5.1", "weaker": "gpt-5.2"}],
     }
     config = judges_config(
-        tmp_path, release, top, changes=["reference", "P3"], generation=generation
+        tmp_path,
+        release,
+        {"registry": str(registry)},
+        models=["gpt-4o"],
+        changes=["reference", "P3"],
+        generation=generation,
+        motivation={"model": "gpt-4o", "changes": ["reference", "P3"]},
     )
     out = tmp_path / "results" / "judges" / "tiny"
     wanted = [str(out / "ideation.md"), str(out / "d_minus_sources.png")]
-    env = snakemake_env(NOVEVAL_TEST_KEY="local")
-    run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
-    assert len(proxied_server.request_ids) >= 2  # the weaker generator's ideas, through the API
-    setup = f"ideation-smollm2-135m-vs-{MODEL}"
+    env = snakemake_env(**LOOPBACK_KEY)
+    before = len(loopback.bodies)
+    try:
+        run_snakemake(*wanted, "--cores", "1", "--configfile", config, env=env)
+    finally:
+        for generator in ("gpt-5.1", "gpt-5.2"):
+            loopback.answers.pop(generator)
+    called = [body.get("model") for _, _, body in loopback.bodies[before:]]
+    assert called.count("gpt-5.1") == called.count("gpt-5.2") == 2  # one idea per pair, once
+    setup = "ideation-gpt-5.1-vs-gpt-5.2"
     pairs = pd.read_parquet(out / "pairwise" / setup / "instances.parquet")
     assert len(pairs) == 2 and list(pairs["label"]) == [0, 1]
     metrics = pd.read_csv(out / "pairwise" / "metrics.csv")
     assert set(metrics["setup"]) == {"human-plus-generated", setup}
     report = (out / "ideation.md").read_text()
-    assert "| smollm2-135m | " in report and f"| {MODEL} |" in report
-    assert report.count("\n| smollm2-135m") == 2  # reference and P3
+    assert "| gpt-5.1    | gpt-5.2  |" in report  # the stronger and the weaker generator
+    assert report.count("\n| gpt-4o") == 2  # the judge, under reference and P3
     assert (out / "d_minus_sources.png").stat().st_size > 5_000
 
 

@@ -351,8 +351,8 @@ def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Check:
         name,
         found,
         f"{'set' if found else 'not set'}, for Semantic Scholar (judges.retrieval.search, the "
-        "AI-Scientist check); "
-        "without it the API's shared anonymous limit applies",
+        "AI-Scientist check, the Idea Novelty Checker); without it a run stops before its first "
+        "job unless literature.semantic_scholar.anonymous allows the shared anonymous limit",
     )
 
 

@@ -105,6 +105,7 @@ def generated_setup(
     left_out = len(pairs) - len(pairwise)
     if left_out:
         log.warning("%s: %d pairs left out, their generation failed or was empty", setup, left_out)
+    _require_pairs(setup, pairwise, len(pairs))
     columns = INSTANCE_SCHEMA.names
     return pd.DataFrame(pairwise, columns=columns), pd.DataFrame(pointwise, columns=columns)
 
@@ -148,4 +149,15 @@ def ideation_setup(
     left_out = len(pairs) - len(rows)
     if left_out:
         log.warning("%s: %d pairs left out, a generation failed or was empty", setup, left_out)
+    _require_pairs(setup, rows, len(pairs))
     return pd.DataFrame(rows, columns=INSTANCE_SCHEMA.names)
+
+
+def _require_pairs(setup: str, rows: list, base: int) -> None:
+    """A generated setup with no pair left has nothing to judge: an error naming why."""
+    if not rows:
+        raise ValueError(
+            f"{setup}: no pair to judge: the generations for all {base} base pairs failed or "
+            f"were empty (under {MIN_IDEA_CHARS} characters once reasoning is stripped); see "
+            "the generation batch's responses"
+        )

@@ -250,10 +250,11 @@ class JudgesGrid:
         return sorted(pairs)
 
     def generators(self, dataset: str | None = None) -> list[str]:
-        """The models whose generated ideas some setup (of ``dataset``) pairs or compares."""
+        """The models whose generated ideas some setup (of ``dataset``) pairs or compares: the
+        pipeline generates them (a release's ideation files hold ideas already written)."""
         names = []
         for cell in self.cells:
-            if dataset not in (None, cell.dataset):
+            if dataset not in (None, cell.dataset) or cell.setup in self.datasets[cell.dataset]:
                 continue
             if cell.setup.startswith(GENERATED):
                 names.append(cell.setup.removeprefix(GENERATED))

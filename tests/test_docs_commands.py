@@ -1,0 +1,200 @@
+"""Every command that the README and the pages under docs/ give in a fenced shell block is run
+here as written (in a copy of the checkout beside the shared data), or listed in
+:data:`NOT_RUN` with the reason it cannot run here. A new command fails the suite until it is one
+or the other; a command that no longer works fails it too."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO, SHARED_DATA, snakemake_env, write_yaml
+
+pytestmark = pytest.mark.workflow
+
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("**/*.md"))]
+SHELLS = {"bash", "sh", "shell", "console"}
+PAPER = "--configfile config/config.yaml config/paper.yaml"
+
+# Commands that cannot run here, each with why, and where its parts are tested instead.
+NOT_RUN = {
+    "make run": "the embedded default end to end takes 15 minutes on 2 cores; the embedded_run "
+    "fixture runs the same config on 2 papers, 2 pairs and 2 ideas",
+    "make test": "this suite is what it runs (CI runs it through .ci/run)",
+    f"snakemake pilot --profile profiles/slurm {PAPER}": "the paper grid's pilot serves vLLM "
+    "models on GPUs and pays the providers; tests/test_slurm.py runs the pilot on the CI "
+    "cluster with the embedded model and gpt-4o on the loopback server",
+    "export OPENAI_API_KEY=... GEMINI_API_KEY=... ANTHROPIC_API_KEY=...": "a placeholder for "
+    "real keys, before the paid run below",
+    f"snakemake --profile profiles/slurm {PAPER}": "the paper grid itself (GPU-hours, paid "
+    "calls); test_paper_run runs its judges and NovBench sections on the release copies through "
+    "the loopback providers",
+    f"snakemake --cores 2 novbench {PAPER} --forcerun novbench_table novbench_radar": "needs the "
+    "paper grid's cached scores; test_paper_run forces the same two rules on its run",
+    "cat > release.yaml <<'YAML'\njudges:\n  datasets: {release: ../shared/data/novelty-eval}   "
+    "# sample: null would drop the shipped sample\nYAML": "the overlay of the command below",
+    "snakemake --cores 2 judges --configfile config/config.yaml release.yaml": "SmolLM2 judging "
+    "the whole release copies takes several minutes on 2 cores; test_paper_run judges them "
+    "through the loopback providers",
+}
+
+
+def fenced_commands(path: Path) -> list[str]:
+    """The commands of a page's fenced shell blocks: continued lines joined, a heredoc kept with
+    its command, comments and the shell prompt dropped."""
+    commands, block, heredoc = [], None, None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fence = re.match(r"^\s*```(\w*)", line)
+        if fence and heredoc is None:
+            block = None if block is not None else (fence.group(1) in SHELLS)
+            continue
+        if not block:
+            continue
+        if heredoc is not None:
+            commands[-1] += "\n" + line
+            if line.strip() == heredoc:
+                heredoc = None
+            continue
+        text = re.sub(r"\s+#\s.*$|^#.*$", "", line).removeprefix("$ ").strip()
+        if not text:
+            continue
+        if commands and commands[-1].endswith("\\"):
+            commands[-1] = commands[-1][:-1].rstrip() + " " + text
+        else:
+            commands.append(text)
+        if found := re.search(r"<<-?\s*'?(\w+)'?", text):
+            heredoc = found.group(1)
+    return [" ".join(c.split()) if "\n" not in c else c for c in commands]
+
+
+def documented() -> dict[str, str]:
+    """Every fenced command, with the page that gives it."""
+    return {c: page.name for page in PAGES for c in fenced_commands(page)}
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    """A copy of the checkout (no results, environments or history) beside a link to the shared
+    data, as a user's clone sits: commands run in it write nothing into this one."""
+    root = tmp_path_factory.mktemp("user")
+    copy = root / "noveval"
+    ignored = shutil.ignore_patterns(
+        ".git", ".venv", "results", ".snakemake", "__pycache__", "*.egg-info"
+    )
+    shutil.copytree(REPO, copy, ignore=ignored)
+    (root / "shared").symlink_to(SHARED_DATA.parent)
+    return copy
+
+
+def run(command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """The command as a user's shell runs it, with this environment's tools first on PATH and no
+    conda (the shipped site file asks for conda deployment)."""
+    environment = snakemake_env(**env)
+    environment["PATH"] = ":".join(
+        part for part in environment["PATH"].split(":") if not shutil.which("conda", path=part)
+    )
+    return subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env=environment, capture_output=True, text=True,
+        timeout=1800,
+    )  # fmt: skip
+
+
+def test_every_fenced_command_is_run_or_says_why_not():
+    commands = documented()
+    run_here = set(RUNS)
+    assert set(commands) == run_here | set(NOT_RUN), {
+        "not listed": sorted(set(commands) - run_here - set(NOT_RUN)),
+        "no longer documented": sorted((run_here | set(NOT_RUN)) - set(commands)),
+    }
+    assert not run_here & set(NOT_RUN)
+
+
+def dry_run_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
+    """The dry run plans the whole paper grid with no conda, no key and no cluster."""
+    done = run(command, checkout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "rule infer_api:" in done.stdout and "judges_verdicts" in done.stdout
+    assert "conda" not in done.stderr.lower()
+
+
+def plan_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
+    done = run(command, checkout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    plan = (checkout / "results" / "plan" / "compute_plan.md").read_text()
+    assert "- claude-sonnet-4-5: not runnable: retired on 2026-11-30; its 91 judge cells" in plan
+    assert "envs/inference-vllm.yaml" in plan  # each job's environment, with no conda here
+
+
+def preflight_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
+    """Preflight fails here (no cluster, no key, no hub), naming the retired judge's cells and
+    every unpinned hub model any rule loads, the Idea Novelty Checker's encoder among them."""
+    # no SLURM cluster configured: sinfo fails at once (a missing file it retries for 60 s)
+    done = run(command, checkout, S2_API_KEY="", SLURM_CONF="/dev/null")
+    assert done.returncode != 0
+    lines = done.stdout.splitlines()
+    (retired,) = [line for line in lines if line.startswith("WARN  model claude-sonnet-4-5:")]
+    assert retired.startswith(
+        "WARN  model claude-sonnet-4-5: not runnable: retired on 2026-11-30: its 91 cells are "
+        "skipped; claude-sonnet-4-5-20250929 is not served; cannot be reproduced: "
+    )
+    (revisions,) = [line for line in lines if line.startswith("FAIL  revisions:")]
+    assert "specter2-base (allenai/specter2_base)" in revisions
+
+
+def overlay_run(checkout: Path, command: str, embedded_run, **_) -> None:
+    """``my-overlay.yaml``: the embedded run's own datasets, models and results as an overlay on
+    the default; every output is there, so nothing reruns."""
+    overlay = embedded_run.config
+    for track in ("novbench", "judges"):
+        overlay[track]["datasets"]["sample"] = None
+    write_yaml(checkout / "my-overlay.yaml", overlay)
+    keys = {name: embedded_run.env[name] for name in ("NOVEVAL_TEST_KEY", "S2_API_KEY")}
+    done = run(command, checkout, **keys)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Nothing to be done" in done.stdout + done.stderr
+
+
+RUNS = {
+    f"snakemake -n --profile profiles/slurm {PAPER}": dry_run_of_the_paper_grid,
+    f"snakemake --cores 1 plan {PAPER}": plan_of_the_paper_grid,
+    f"snakemake preflight --profile profiles/slurm {PAPER}": preflight_of_the_paper_grid,
+    "snakemake --cores 2 --configfile config/config.yaml my-overlay.yaml": overlay_run,
+}
+
+
+@pytest.mark.parametrize("command", sorted(RUNS))
+def test_a_documented_command_runs_as_written(command, checkout, request):
+    assert command in documented(), f"{command!r} is no longer in the docs"
+    needs = {"embedded_run"} & set(RUNS[command].__code__.co_varnames)
+    fixtures = {name: request.getfixturevalue(name) for name in needs}
+    RUNS[command](checkout, command, **fixtures)
+
+
+def test_the_commands_are_read_from_their_fences(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Run\n\n```bash\n$ snakemake -n \\\n    --cores 1  # a comment\n# only a comment\n"
+        "cat > a.yaml <<'YAML'\nx: 1\nYAML\nls\n```\n\n```yaml\nnot: a command\n```\n"
+    )
+    assert fenced_commands(page) == [
+        "snakemake -n --cores 1",
+        "cat > a.yaml <<'YAML'\nx: 1\nYAML",
+        "ls",
+    ]
+
+
+def test_no_conda_reaches_the_commands():
+    """The runs above stand for a machine without conda: none is on their PATH."""
+    path = run("echo $PATH", REPO).stdout.strip()
+    assert not shutil.which("conda", path=path) and Path(sys.executable).parent.as_posix() in path
+    assert (
+        yaml.safe_load((REPO / "profiles" / "slurm" / "site.yaml").read_text())[
+            "software_deployment"
+        ]
+        == "conda"
+    )
