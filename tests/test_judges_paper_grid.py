@@ -184,23 +184,26 @@ def test_judge_workloads_count_calls_and_tokens_by_hand():
 def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_grid):
     planned = paper_grid.dry_run
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", planned, re.MULTILINE))
-    # every backbone's cells, the agentic judge's, and the 72 retrieval cells
-    assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * 91 + 79 + 1 + 72)
+    # the five runnable backbones' 91 cells each and their 12 retrieval cells (claude-sonnet-4-5
+    # is retired), and the agentic judge's one
+    assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * (91 + 12) + 1)
     assert jobs["judges_scideator"] == "4"  # 2 backbones x 2 pointwise files
     assert "novelty-eval/gpt-5.6-sol/pointwise/human-plus-generated/agentic/verdicts" in planned
     assert jobs["judges_ai_scientist"] == "4"  # 2 backbones x 2 pointwise files
     for model in ("gpt-5.4", "claude-opus-4-6"):
         for setup in ("human-only", "human-plus-generated"):
             assert f"novelty-eval/{model}/pointwise/{setup}/ai_scientist/transcript" in planned
-    for model in BACKBONES:
+    runnable = [model for model in BACKBONES if model != "claude-sonnet-4-5"]  # retired
+    for model in runnable:
         for change in (
             *("reference", "P1", "P2", "P3", "P4", "P5"),
             *("purpose_mechanism", "P4+purpose_mechanism", "no_aggregation"),
         ):
             assert f"novelty-eval/{model}/pairwise/human-only/{change}/verdicts" in planned
+    assert "novelty-eval/claude-sonnet-4-5/" not in planned
     table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
     judges = table[(table["track"] == "judges") & (table["model"] != "all")]
-    assert set(judges["model"]) == {*BACKBONES, "gpt-5.6-sol", "gpt-5.4-mini"}  # the reranker
+    assert set(judges["model"]) == {*runnable, "gpt-5.6-sol", "gpt-5.4-mini"}  # the reranker
     agentic = judges[judges["model"] == "gpt-5.6-sol"].iloc[0]
     # 308 Human+Generated ideas, one call each, 5 searches a call (the plan's assumption)
     assert (agentic["step"], agentic["requests"], agentic["web_searches"]) == (

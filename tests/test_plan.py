@@ -208,8 +208,8 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     # the three datasets (emnlp2023-release100 reads Final_data.json too), the released change, del
     assert jobs["novbench_download"] == "5" and "Group job scores" in planned
     # One batch (one responses table) per model and dataset, plus the paraphrases of EMNLP and
-    # COLING; the six judge backbones and the agentic judge's gpt-5.6-sol on the judges' one
-    # dataset; the literature search's two LLM steps (claude-opus-4-6) for the 12 retrieval
+    # COLING; the five runnable judge backbones (claude-sonnet-4-5 is retired) and the agentic
+    # judge's gpt-5.6-sol on the judges' one dataset; the literature search's two LLM steps (claude-opus-4-6) for the 12 retrieval
     # files. A batch is one inference job
     # (one server start) per chunk: more than one where it would outlast the site's partitions.
     chunks = re.findall(
@@ -218,7 +218,7 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     )
     assert len(chunks) == int(jobs["infer"]) + int(jobs["infer_api"]) == len(set(chunks))
     batches = {tuple(batch): int(count) for *batch, _, count in chunks}
-    assert len(batches) == int(jobs["responses"]) == 20 * 2 + 1 + 2 + 7 + 2
+    assert len(batches) == int(jobs["responses"]) == 20 * 2 + 1 + 2 + 6 + 2
     assert {(model, batch) for _, _, model, batch in batches if "search" in batch} == {
         ("claude-opus-4-6", "search_contributions"),
         ("claude-opus-4-6", "search_queries"),
