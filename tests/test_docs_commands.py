@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, SHARED_DATA, snakemake_env, write_yaml
@@ -20,6 +21,7 @@ pytestmark = pytest.mark.workflow
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("**/*.md"))]
 SHELLS = {"bash", "sh", "shell", "console"}
 PAPER = "--configfile config/config.yaml config/paper.yaml"
+COSTS = ("api_cost_usd", "api_cost_batch_usd", "gpu_hours")  # the plan's totals the docs state
 
 # Commands that cannot run here, each with why, and where its parts are tested instead.
 NOT_RUN = {
@@ -120,6 +122,16 @@ def dry_run_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert "rule infer_api:" in done.stdout and "judges_verdicts" in done.stdout
     assert "conda" not in done.stderr.lower()
+    (total,) = set(re.findall(r"^total\s+(\d+)$", done.stdout, re.MULTILINE))
+    assert stated(r"for the papers' grids it lists ([\d,]+) jobs") == [int(total)]
+
+
+def stated(pattern: str, page: str = "README.md") -> list[float]:
+    """The numbers a page states where ``pattern`` (its groups the numbers) matches."""
+    text = " ".join((REPO / page).read_text(encoding="utf-8").split())
+    found = re.search(pattern, text)
+    assert found, f"{page} no longer states {pattern!r}"
+    return [float(group.replace(",", "")) for group in found.groups()]
 
 
 def plan_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
@@ -128,6 +140,28 @@ def plan_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
     plan = (checkout / "results" / "plan" / "compute_plan.md").read_text()
     assert "- claude-sonnet-4-5: not runnable: retired on 2026-11-30; its 91 judge cells" in plan
     assert "envs/inference-vllm.yaml" in plan  # each job's environment, with no conda here
+    table = pd.read_csv(checkout / "results" / "plan" / "compute_plan.csv")
+    totals = table[table["model"] == "all"].set_index("track")
+    live, batch, gpu = (totals.at["total", column] for column in COSTS)
+    assert stated(
+        r"at ([\d,]+) USD of API calls at live prices \(([\d,]+) through batch APIs\) and "
+        r"([\d,]+) GPU-hours"
+    ) == [round(live), round(batch), round(gpu)]
+    novbench, judges = totals.loc["novbench"], totals.loc["judges"]
+    assert stated(
+        r"NovBench ([\d,]+) GPU-hours and ([\d,]+) USD of API calls at live prices; the judges "
+        r"([\d,]+) USD \(([\d,]+) through batch APIs\); the construction ([\d,]+) USD; in all "
+        r"([\d,]+) USD \(([\d,]+) through batch APIs\)",
+        "docs/cluster.md",
+    ) == [
+        round(novbench["gpu_hours"]), round(novbench["api_cost_usd"]),
+        round(judges["api_cost_usd"]), round(judges["api_cost_batch_usd"]),
+        round(totals.at["novbench_construction", "api_cost_usd"]), round(live), round(batch),
+    ]  # fmt: skip
+    assert stated(
+        r"For the paper grid: ([\d,]+) calls and ([\d,]+) USD at live prices \(([\d,]+) through",
+        "docs/judges-paper-grid.md",
+    ) == [judges["requests"], round(judges["api_cost_usd"]), round(judges["api_cost_batch_usd"])]
 
 
 def preflight_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
@@ -198,3 +232,18 @@ def test_no_conda_reaches_the_commands():
         ]
         == "conda"
     )
+
+
+def test_the_pages_stay_short_and_their_links_resolve():
+    """A README a newcomer reads at once, pages of at most 300 lines, and every relative link
+    naming a file (and heading) that exists."""
+    assert len((REPO / "README.md").read_text().splitlines()) <= 120
+    for page in [*PAGES, REPO / "config" / "README.md"]:
+        text = page.read_text(encoding="utf-8")
+        assert len(text.splitlines()) <= 300, page.name
+        for target, anchor in re.findall(r"\]\(([^)#:\s]+\.md)(?:#([\w-]+))?\)", text):
+            linked = page.parent / target
+            assert linked.is_file(), f"{page.name}: {target}"
+            headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), re.MULTILINE)
+            slugs = {re.sub(r"[^\w -]", "", h.lower()).replace(" ", "-") for h in headings}
+            assert not anchor or anchor in slugs, f"{page.name}: {target}#{anchor}"

@@ -134,8 +134,25 @@ def test_a_job_no_partition_takes_stays_whole_and_unmapped_names_pass_through(tm
     assert Site.load(tmp_path / "none.yaml").max_runtime(2, "a100") == math.inf
     assert REGISTRY.model("qwen3-32b").constraint == "a100-80gb"
     assert REGISTRY.model("qwen3-14b").constraint is None
-    with pytest.raises(ValueError, match="job_share must be a number in"):
+    with pytest.raises(ValueError, match="job_share: 1.5 is greater than the maximum of 1"):
         Site.load(site_file(tmp_path, job_share=1.5))
+
+
+def test_a_misspelled_site_key_names_itself(tmp_path):
+    """The site file is checked against its schema: a key neither the profile, the plugin nor
+    the workflow reads is an error, not a setting silently ignored."""
+    wrong = write_yaml(tmp_path / "site.yaml", {"acount": "lab", "partitions": {}})
+    with pytest.raises(ValueError, match=r"site.yaml: top level: .*\('acount' was unexpected\)"):
+        Site.load(wrong)
+    partition = {"gpu": {"max_gpus": 2, "max_runtime": 600}}
+    wrong = write_yaml(tmp_path / "site.yaml", {"partitions": partition})
+    with pytest.raises(ValueError, match=r"partitions/gpu: .*\('max_gpus' was unexpected\)"):
+        Site.load(wrong)
+    for shipped in (
+        REPO / "profiles" / "slurm" / "site.yaml",
+        REPO / "tests" / "slurm" / "ci-site.yaml",
+    ):
+        assert Site.load(shipped).partitions
 
 
 def test_chunks_answer_their_share_and_a_rerun_sends_nothing(tmp_path, loopback, monkeypatch):

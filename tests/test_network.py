@@ -44,7 +44,10 @@ def test_hosted_api_inference_runs_on_the_host_unless_the_site_says_slurm(tmp_pa
     monkeypatch.setenv(SITE_FILE_VARIABLE, str(slurm))  # as the SLURM profile reads it
     assert not api_inference_on_host()
     wrong = write_yaml(tmp_path / "wrong.yaml", {"api_inference": "login"})
-    with pytest.raises(ValueError, match=r"wrong.yaml: api_inference must be host or slurm"):
+    with pytest.raises(
+        ValueError,
+        match=r"wrong.yaml: api_inference: 'login' is not one of \['host', 'slurm', None\]",
+    ):
         api_inference_on_host(wrong)
 
 

@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jsonschema
 import yaml
 
 from noveval.weights import DEFAULT_SITE_FILE, SITE_FILE_VARIABLE
 
 DEFAULT_JOB_SHARE = 0.5  # of a partition's max_runtime: room for the safety factor and retries
-API_INFERENCE = ("host", "slurm")  # where hosted-API calls run: the submitting host, or SLURM jobs
+SITE_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schemas" / "site.schema.yaml"
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Site:
     job_share: float = DEFAULT_JOB_SHARE
     gpu_types: dict[str, str] = field(default_factory=dict)  # our GPU name -> site GRES type
     constraints: dict[str, str] = field(default_factory=dict)  # registry label -> node features
-    api_inference: str = "host"  # where hosted-API inference runs (API_INFERENCE)
+    api_inference: str = "host"  # where hosted-API inference runs: host or slurm
     software_deployment: str | None = None  # conda: the jobs run in envs/ built by Snakemake
     path: str = ""  # the file read ("" where there is none)
 
@@ -41,15 +42,9 @@ class Site:
         if not path.is_file():
             return cls()
         settings = yaml.safe_load(path.read_text()) or {}
+        check_site(settings, path)
         share = settings.get("job_share", DEFAULT_JOB_SHARE)
-        if not isinstance(share, int | float) or not 0 < share <= 1:
-            raise ValueError(f"{path}: job_share must be a number in (0, 1], got {share!r}")
         api_inference = settings.get("api_inference") or "host"
-        if api_inference not in API_INFERENCE:
-            raise ValueError(f"{path}: api_inference must be host or slurm, got {api_inference!r}")
-        for key in ("partitions", "gpu_types", "constraints"):
-            if not isinstance(settings.get(key) or {}, dict):
-                raise ValueError(f"{path}: `{key}` must be a mapping")
         return cls(
             partitions={n: dict(p or {}) for n, p in (settings.get("partitions") or {}).items()},
             job_share=float(share),
@@ -71,9 +66,9 @@ class Site:
                 f"{self.path}: software_deployment: conda, but conda is not on PATH, so the "
                 f"profile left Snakemake's conda deployment off and the SLURM jobs ({rules}) "
                 "would run in this environment instead of envs/. Install conda >= 24.7.1 on this "
-                "host (README: the login node), or set software_deployment: null to run every "
-                "job in the environment Snakemake runs in. A dry run and `snakemake plan` need "
-                "no conda."
+                "host (docs/cluster.md, 'The login node'), or set software_deployment: null to run "
+                "every job in the environment Snakemake runs in. A dry run and `snakemake plan` "
+                "need no conda."
             )
 
     def gres_type(self, gpu_model: str) -> str:
@@ -96,6 +91,21 @@ class Site:
             if takes(p, gpus, gres_type)
         ]
         return max(fitting, default=0.0)
+
+
+def check_site(settings: object, path: Path) -> None:
+    """The site file against its schema (config/schemas/site.schema.yaml): the first fault, with
+    the key it is at, e.g. ``partitions/gpu: Additional properties are not allowed
+    ('max_gpus' was unexpected)``."""
+    if not isinstance(settings, dict):
+        raise ValueError(f"{path}: a site file is a mapping of settings")
+    schema = yaml.safe_load(SITE_SCHEMA.read_text())
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(settings)
+    )
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "top level"
+        raise ValueError(f"{path}: {where}: {error.message}")
 
 
 def takes(partition: Mapping, gpus: int, gres_type: str) -> bool:
