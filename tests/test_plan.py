@@ -209,9 +209,9 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     assert jobs["novbench_download"] == "5" and "Group job scores" in planned
     # One batch (one responses table) per model and dataset, plus the paraphrases of EMNLP and
     # COLING; the five runnable judge backbones (claude-sonnet-4-5 is retired) and the agentic
-    # judge's gpt-5.6-sol on the judges' one dataset; the literature search's two LLM steps (claude-opus-4-6) for the 12 retrieval
-    # files. A batch is one inference job
-    # (one server start) per chunk: more than one where it would outlast the site's partitions.
+    # judge's gpt-5.6-sol on the judges' one dataset; the literature search's two LLM steps
+    # (claude-opus-4-6) for the 12 retrieval files. A batch is one inference job (one server
+    # start) per chunk: more than one where it would outlast the site's partitions.
     chunks = re.findall(
         r"wildcards: track=(\w+), dataset=(\S+), model=(\S+), batch=(\w+), chunk=(\d+)-of-(\d+)",
         planned,

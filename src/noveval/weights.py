@@ -126,7 +126,8 @@ def access_steps(repo_id: str) -> str:
         f"1) sign in at https://huggingface.co/{repo_id} and accept the model's licence (some "
         "authors approve requests by hand); 2) create a read token at "
         "https://huggingface.co/settings/tokens; 3) export HF_TOKEN=<token> (or run "
-        "`hf auth login`) where the weights rule runs, then rerun. See docs/cluster.md, 'Model weights'."
+        "`hf auth login`) where the weights rule runs, then rerun. See docs/cluster.md, "
+        "'Model weights'."
     )
 
 
