@@ -24,11 +24,29 @@ VALIDATION_SCRIPTS = [
         construction_authors.INTRODUCTION_PROMPTS,
     )
 ]
+PUNKT_MODEL = f"{RESULTS}/downloads/nltk/punkt_tab/english"
+# The sentence splitter's model: the package's copy, or NLTK's archive (rule punkt_model).
+PUNKT_INPUTS = [PUNKT_MODEL] if BUILT_SECTION.get("punkt") == "download" else []
 # The built NovBench release and its summary (none without construction.novbench).
 construction_novbench_targets = partial(NOVBENCH_CONSTRUCTION.targets, RESULTS)
 
 
+# NLTK's English Punkt model, downloaded once on the submitting host at its pinned digest.
+rule punkt_model:
+    output:
+        directory(PUNKT_MODEL),
+    log:
+        f"{LOGS}/downloads/punkt_model.log",
+    localrule: True
+    conda:
+        "../envs/noveval.yaml"
+    script:
+        "../scripts/punkt_model_download.py"
+
+
 rule novbench_construction_sources:
+    input:
+        punkt=PUNKT_INPUTS,
     output:
         papers=f"{BUILT}/{{dataset}}/papers.parquet",
         sentences=f"{BUILT}/{{dataset}}/sentences.parquet",
@@ -42,7 +60,15 @@ rule novbench_construction_sources:
             "noveval.construction.records", step="noveval.construction.steps"
         ),
         nlpeer=BUILT_SECTION.get("nlpeer"),
-        review_fields=BUILT_SECTION.get("review_fields"),
+        reading={
+            key: BUILT_SECTION.get(key)
+            for key in (
+                "review_fields",
+                "introduction_nodes",
+                "review_sentences",
+                "carry_over_reviews",
+            )
+        },
     script:
         "../scripts/construction_novbench_sources.py"
 
@@ -66,6 +92,7 @@ rule novbench_construction_sentence_requests:
         registry=config["registry"],
         decoding=BUILT_SECTION.get("decoding"),
         upstream_root=NOVBENCH_UPSTREAM,
+        calls=BUILT_SECTION.get("calls"),
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/construction_novbench_sentence_requests.py"

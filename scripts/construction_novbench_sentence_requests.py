@@ -11,5 +11,6 @@ with log_to(snakemake.log[0]):
         snakemake.params.registry,
         snakemake.params.decoding,
         snakemake.params.upstream_root,
+        snakemake.params.calls,
         snakemake.output[0],
     )

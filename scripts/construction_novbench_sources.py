@@ -6,7 +6,8 @@ from noveval.logs import log_to
 with log_to(snakemake.log[0]):
     steps.read_sources(
         snakemake.params.nlpeer,
-        snakemake.params.review_fields,
+        snakemake.params.reading,
+        snakemake.input.punkt[0] if snakemake.input.punkt else None,
         snakemake.output.papers,
         snakemake.output.sentences,
         snakemake.output.skipped,

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import shared_file
+from conftest import REPO, shared_file
 from loopback_openreview import LoopbackOpenReview
 
 from noveval.construction import (
@@ -18,6 +19,7 @@ from noveval.construction import (
     judge_calls,
     judge_plan,
     judge_release,
+    judge_steps,
     openreview_notes,
     selection,
 )
@@ -346,3 +348,64 @@ def test_fetching_a_venue_from_the_openreview_stand_in_gives_the_recorded_notes(
     assert all(q["details"] == "replies" for q in queries)
     skipped = openreview_notes.Skipped()
     assert len(openreview_notes.submissions(fetched, skipped)) == 14
+
+
+# One recorded venue per ICLR year on API v2 (the years the authors' fetch script reads), in the
+# shapes the venues wrote: 2024 scores as strings ("6: marginally above ...") and lower-case venue
+# words ("ICLR 2024 poster"), 2025 on integers; rejected papers as "Submitted to ICLR <year>",
+# withdrawn and desk-rejected submissions, a decision only as a separate note, replies of other
+# invitations (meta-reviews, comments, withdrawals), reviews without `contribution`, and shapes
+# the reader does not know (an API v1 note, content that is a list).
+YEARS = {
+    2024: (
+        {"i24_1": ("Accepted", 7.0, 3.5), "i24_2": ("Unaccepted", 4.0, 1.5)}
+        | {"i24_3": ("Unaccepted", 1.0, 1.0)},  # withdrawn after its review
+        {
+            "i24_4": "no reviews",  # desk rejected
+            "i23_5": "unknown note shape: content values are not API v2 {value: ...} fields "
+            "(API v1?)",
+        },
+    ),
+    2025: (
+        {"i25_1": ("Accepted", 7.0, 3.0), "i25_2": ("Unaccepted", 4.0, 1.5)}
+        | {"i25_3": ("Accepted", 6.0, 2.0)},  # the decision note only
+        {
+            "i25_4": "no review has a rating",
+            "i25_5": "malformed note: no replies (fetch with details='replies')",
+        },
+    ),
+    2026: (
+        {"i26_1": ("Accepted", 7.0, None), "i26_2": ("Unaccepted", 3.0, 2.0)},
+        {
+            "i26_3": "no reviews",  # withdrawn before any review
+            "i26_4": "malformed note: a reply without invitations",
+            "i26_5": "malformed note: no content",
+        },
+    ),
+}
+
+
+CANDIDATE_POOLS = {
+    2024: {"i24_1": "POSITIVE", "i24_2": "POSITIVE", "i24_3": "NEGATIVE"},
+    2025: {"i25_1": "POSITIVE", "i25_2": "NEGATIVE", "i25_3": "POSITIVE"},
+    2026: {"i26_1": "POSITIVE", "i26_2": "NEGATIVE"},
+}
+
+
+@pytest.mark.parametrize("year", sorted(YEARS))
+def test_each_iclr_years_note_shapes_give_decisions_scores_and_counted_skips(tmp_path, year):
+    notes = REPO / "tests" / "fixtures" / "openreview" / f"iclr{year}_notes.json"
+    kept, reasons = YEARS[year]
+    skipped = openreview_notes.Skipped()
+    records = openreview_notes.submissions(openreview_notes.read_notes(notes), skipped)
+    assert {r["id"]: (r["decision"], r["rating"], r["contribution"]) for r in records} == kept
+    assert {r["note"]: r["reason"] for r in skipped.records} == reasons
+    # The candidates step writes every skipped note with its reason; the release summary counts
+    # them by reason (skipped_by_reason).
+    rules = {"percentile": 50}
+    out = [str(tmp_path / "candidates.json"), str(tmp_path / "skipped.json")]
+    judge_steps.candidates(str(notes), None, rules, *out)
+    written = json.loads(Path(out[1]).read_text())
+    assert Counter(r["reason"] for r in written) == Counter(reasons.values())
+    pools = {c["id"]: c["pool"] for c in json.loads(Path(out[0]).read_text())}
+    assert pools == CANDIDATE_POOLS[year]  # top and bottom halves of the one area's ratings

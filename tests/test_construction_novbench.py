@@ -5,10 +5,16 @@ from __future__ import annotations
 import ast
 import json
 import math
+import os
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from conftest import REPO, shared_file
 
 from noveval.construction import (
@@ -28,7 +34,7 @@ from noveval.plan import PlanSettings, plan_table
 from noveval.registry import load_registry
 
 SAMPLE = REPO / "data" / "sample" / "nlpeer"
-FIELDS = ["paper_topic_and_main_contributions", "reasons_to_accept", "reasons_to_reject"]
+FIELDS = ("paper_topic_and_main_contributions", "reasons_to_accept", "reasons_to_reject")
 
 
 def upstream_root():
@@ -97,7 +103,7 @@ def test_answers_are_read_as_the_authors_read_them():
 
 
 def test_the_sample_is_read_with_introductions_reviews_and_a_skipped_paper():
-    papers, table, skipped = records.read_nlpeer(SAMPLE, FIELDS)
+    papers, table, skipped = records.read_nlpeer(SAMPLE, nlpeer.Extraction(FIELDS))
     assert papers["paper_id"].tolist() == ["paper-a", "paper-b"]
     assert papers.set_index("paper_id")["decision"].to_dict() == {
         "paper-a": "accept",
@@ -128,17 +134,18 @@ def test_introduction_needs_a_following_heading_and_a_review_its_fields():
         {"ntype": "paragraph", "content": "x" * 20},
     ]
     with pytest.raises(nlpeer.SkippedPaper, match="no heading after the Introduction"):
-        nlpeer.introduction_sentences(nodes)
+        nlpeer.introduction_sentences(nodes, nlpeer.Extraction(FIELDS))
     with pytest.raises(nlpeer.SkippedPaper, match="review 0 has no field reasons_to_accept"):
         nlpeer.review_sentences(
-            [{"report": {"paper_topic_and_main_contributions": "x"}}], FIELDS[:2]
+            [{"report": {"paper_topic_and_main_contributions": "x"}}],
+            nlpeer.Extraction(FIELDS[:2]),
         )
 
 
 def test_a_malformed_paper_is_skipped_with_its_reason(tmp_path):
     (tmp_path / "bad" / "v1").mkdir(parents=True)
     (tmp_path / "bad" / "v1" / "meta.json").write_text("{not json")
-    _, _, skipped = records.read_nlpeer(tmp_path, FIELDS)
+    _, _, skipped = records.read_nlpeer(tmp_path, nlpeer.Extraction(FIELDS))
     assert skipped["paper_id"].tolist() == ["bad"]
     assert skipped["reason"].iloc[0].startswith("v1/meta.json is not JSON")
 
@@ -146,7 +153,7 @@ def test_a_malformed_paper_is_skipped_with_its_reason(tmp_path):
 def test_a_missing_nlpeer_folder_or_corpus_is_an_error_naming_the_config_key(tmp_path):
     out = [str(tmp_path / name) for name in ("papers", "sentences", "skipped")]
     with pytest.raises(FileNotFoundError, match="construction.novbench.nlpeer: .*not a folder"):
-        steps.read_sources(str(tmp_path / "ICLR2026"), FIELDS, *out)
+        steps.read_sources(str(tmp_path / "ICLR2026"), {}, None, *out)
     with pytest.raises(FileNotFoundError, match="construction.novbench.retrieval.corpus: no file"):
         steps.retrieve(out[0], str(tmp_path / "corpus.yaml"), "-", 5, str(tmp_path / "r"))
 
@@ -394,6 +401,7 @@ def construction_section(nlpeer, validation=None) -> dict:
         "nlpeer": str(nlpeer),
         "sentence_model": "gpt-5",
         "normalisation_model": "gpt-4o",
+        "calls": "per_prompt",
         "decoding": {"temperature": 0.0, "max_tokens": None},
         "retrieval": {"corpus": "corpus.yaml", "top_k": 5, "encoder": "all-minilm-l6-v2"},
         "expected": EXPECTED,
@@ -452,3 +460,203 @@ def test_the_plan_prices_each_construction_cell_with_the_authors_prompts():
     note = novbench_plan.construction_note(section)
     assert "10 papers (construction.novbench.expected.papers" in note
     assert "2,300 introduction sentences per prompt, 493 + 500 review sentences" in note
+    assert "one call per occurrence at most (a repeated prompt shares its call)" in note
+
+
+# --- sentences as the authors' construction scripts read them ------------------------------------
+
+COLING_READING = {
+    "review_fields": ["main"],
+    "introduction_nodes": "all",
+    "review_sentences": "spans",
+    "carry_over_reviews": False,
+}
+
+
+def write_nlpeer_paper(root: Path, paper_id: str, nodes: list, reviews: list, meta: dict) -> None:
+    """One paper folder in NLPeer's layout (v1: meta, reviews, paper.itg)."""
+    folder = root / paper_id / "v1"
+    folder.mkdir(parents=True)
+    (folder / "meta.json").write_text(json.dumps(meta))
+    (folder / "reviews.json").write_text(json.dumps(reviews))
+    (folder / "paper.itg.json").write_text(json.dumps({"nodes": nodes}))
+
+
+def nlpeer_review(text: str, sentences: list[str]) -> dict:
+    """A COLING review as NLPeer holds it: report.main and the spans of its sentences."""
+    spans, at = [], 0
+    for sentence in sentences:
+        begin = text.index(sentence, at)
+        at = begin + len(sentence)
+        spans.append([begin, at])
+    return {"report": {"main": text}, "scores": {}, "meta": {"sentences": {"main": spans}}}
+
+
+def read_as_config(root: Path, tmp_path: Path, reading: dict) -> pd.DataFrame:
+    """The sentences table rule novbench_construction_sources writes for ``reading``."""
+    out = [str(tmp_path / f"{name}.parquet") for name in ("papers", "sentences", "skipped")]
+    steps.read_sources(str(root), reading, None, *out)
+    return pd.read_parquet(out[1])
+
+
+def test_the_authors_coling_inputs_give_their_sentence_lists_for_all_86_papers(tmp_path):
+    """coling_rebuttal.csv rebuilt as NLPeer folders, read with the shipped COLING-2020 config:
+    every paper's introduction and review sentences are the authors' lists."""
+    authors_csv = pd.read_csv(
+        shared_file("novbench", "upstream", "rebuttal_result", "coling_rebuttal.csv")
+    )
+    root = tmp_path / "COLING2020"
+    for row in authors_csv.itertuples():
+        reviews = [
+            nlpeer_review(review["review_text"], review["review_sentences"])
+            for review in ast.literal_eval(row.reviews)
+        ]
+        nodes = [*ast.literal_eval(row.paper_introduction), {"ntype": "heading", "content": "2"}]
+        meta = {"title": row.title, "abstract": row.abstract, "decision": row.decision}
+        write_nlpeer_paper(root, str(row.paper_id), nodes, reviews, meta)
+    shipped = yaml.safe_load((REPO / "config" / "coling2020-construction.yaml").read_text())
+    section = shipped["construction"]["novbench"]
+    reading = {**COLING_READING, **{key: section[key] for key in COLING_READING}}
+    assert reading == COLING_READING
+    table = read_as_config(root, tmp_path, reading)
+    lists = table.groupby(["paper_id", "kind"], sort=False)["sentence"].agg(list)
+    equal = {"introduction": 0, "review": 0}
+    for row in authors_csv.itertuples():
+        paper = str(row.paper_id)
+        equal["introduction"] += lists[paper, "introduction"] == ast.literal_eval(
+            row.introduction_sentence
+        )
+        equal["review"] += lists[paper, "review"] == ast.literal_eval(row.review_sentence)
+    assert len(authors_csv) == 86
+    assert equal == {"introduction": 86, "review": 86}
+
+
+# A COLING paper with what their script keeps and pysbd or a paragraph filter would not: list items,
+# a formula, "et al." and "e.g." (Punkt splits after both), review spans with whitespace around
+# them and a span under 10 characters, and one review sentence repeated by a second review.
+HAND_MADE_NODES = [
+    {"ntype": "heading", "content": "Introduction"},
+    {
+        "ntype": "paragraph",
+        "content": "Parsers need treebanks (Smith et al. 2019). Some use other signals, "
+        "e.g. alignments. We propose a parser trained without trees.",
+    },
+    {"ntype": "list_item", "content": "Our contributions: (1) a tree-free parser;"},
+    {"ntype": "list_item", "content": "(2) a benchmark of 12 languages."},
+    {"ntype": "formula", "content": "p(y | x) = softmax(W h)"},
+    {"ntype": "paragraph", "content": "Ok."},
+    {"ntype": "list_item", "content": "a b"},
+    {"ntype": "heading", "content": "Related Work"},
+    {"ntype": "paragraph", "content": "Earlier parsers used trees throughout their training."},
+]
+HAND_MADE_REVIEWS = [
+    nlpeer_review(
+        "  The idea is new.  \nOk. The parser is compared to one baseline only.\n",
+        ["  The idea is new.  ", "Ok. ", "The parser is compared to one baseline only.\n"],
+    ),
+    nlpeer_review("  The idea is new.  ", ["  The idea is new.  "]),
+]
+# Checked by hand against coling_process.py: nodes of >= 5 characters whatever their type,
+# sent_tokenize (it ends sentences at "al." and "e.g."), sentences of >= 10 characters kept;
+# review spans as cut, whitespace and all, the 4-character one too.
+HAND_MADE_INTRODUCTION = [
+    "Parsers need treebanks (Smith et al.",  # "2019)." next: under 10 characters
+    "Some use other signals, e.g.",
+    "alignments.",
+    "We propose a parser trained without trees.",
+    "Our contributions: (1) a tree-free parser;",
+    "(2) a benchmark of 12 languages.",
+    "p(y | x) = softmax(W h)",
+]
+HAND_MADE_REVIEW = [
+    "  The idea is new.  ",
+    "Ok. ",
+    "The parser is compared to one baseline only.\n",
+    "  The idea is new.  ",
+]
+
+
+def run_authors_coling_scripts(root: Path, cwd: Path) -> pd.DataFrame:
+    """Their COLING_Paper_process.py and coling_process.py, run as written on ``root``'s papers
+    (nltk's own sent_tokenize, its punkt_tab written from the pinned parameters)."""
+    from nltk.tokenize.punkt import save_punkt_params
+
+    upstream = upstream_root()
+    shutil.copytree(root, cwd / "COLING")
+    punkt_dir = cwd / "nltk_data" / "tokenizers" / "punkt_tab" / "english"
+    punkt_dir.parent.mkdir(parents=True)
+    save_punkt_params(sentences.punkt_parameters(), dir=str(punkt_dir))
+    env = {**os.environ, "NLTK_DATA": str(cwd / "nltk_data")}
+    for script in (
+        "code/data_process/COLING_Paper_process.py",
+        "rebuttal_result/coling_process.py",
+    ):
+        subprocess.run([sys.executable, str(upstream / script)], cwd=cwd, env=env, check=True)
+        shutil.copy(cwd / "Coling_2020.json", cwd / "coling_rev_fin.json")
+    return pd.read_csv(cwd / "coling_rebuttal.csv")
+
+
+def test_a_hand_made_coling_paper_gives_the_sentences_of_the_authors_code(tmp_path):
+    root = tmp_path / "nlpeer"
+    write_nlpeer_paper(
+        root, "p1", HAND_MADE_NODES, HAND_MADE_REVIEWS, {"title": "T", "abstract": "A"}
+    )
+    table = read_as_config(root, tmp_path, COLING_READING)
+    assert table[table["kind"] == "introduction"]["sentence"].tolist() == HAND_MADE_INTRODUCTION
+    assert table[table["kind"] == "review"]["sentence"].tolist() == HAND_MADE_REVIEW
+    (cwd := tmp_path / "authors").mkdir()
+    (theirs,) = run_authors_coling_scripts(root, cwd).itertuples()
+    assert ast.literal_eval(theirs.introduction_sentence) == HAND_MADE_INTRODUCTION
+    assert ast.literal_eval(theirs.review_sentence) == HAND_MADE_REVIEW
+    # The EMNLP rule on the same introduction: its paragraphs only.
+    paragraphs = nlpeer.Extraction(("main",), review_sentences="spans")
+    assert nlpeer.introduction_sentences(HAND_MADE_NODES, paragraphs) == HAND_MADE_INTRODUCTION[:4]
+
+
+def test_the_emnlp_loop_re_reads_earlier_reviews_fields_when_asked():
+    reviews = [
+        {"report": {"a": "First review says this.", "b": "It is sound overall."}},
+        {"report": {"a": "Second review disagrees.", "b": "Too short"}},
+    ]
+    own = nlpeer.review_sentences(reviews, nlpeer.Extraction(("a", "b")))
+    assert own == ["First review says this.", "It is sound overall.", "Second review disagrees."]
+    carried = nlpeer.Extraction(("a", "b"), carry_over_reviews=True)
+    assert nlpeer.review_sentences(reviews, carried) == [*own[:2], *own]
+    with pytest.raises(
+        nlpeer.SkippedPaper, match="review 0 has no sentence spans meta.sentences.a"
+    ):
+        nlpeer.review_sentences(reviews, nlpeer.Extraction(("a",), review_sentences="spans"))
+
+
+def test_punkt_from_the_package_and_from_nltks_folder_format_are_one_model(tmp_path):
+    from nltk.tokenize.punkt import save_punkt_params
+
+    package = sentences.punkt_parameters()
+    assert sentences.punkt_digest(package) == sentences.PUNKT_ENGLISH_DIGEST
+    folder = tmp_path / "english"
+    save_punkt_params(package, dir=str(folder))
+    assert sentences.punkt_digest(sentences.punkt_parameters(str(folder))) == (
+        sentences.PUNKT_ENGLISH_DIGEST
+    )
+    (folder / "abbrev_types.txt").write_text("e.g\n")
+    with pytest.raises(ValueError, match="are not NLTK's English punkt_tab"):
+        sentences.punkt_parameters(str(folder))
+    archive = tmp_path / "punkt_tab.zip"
+    archive.write_bytes(b"not the archive")
+    with pytest.raises(ValueError, match=f"pinned {sentences.PUNKT_TAB_SHA256}"):
+        sentences.download_punkt_model(tmp_path / "out", archive)
+
+
+def test_per_occurrence_calls_send_a_repeated_sentence_again():
+    spec = load_registry(REPO / "config" / "models.yaml").model("gpt-5")
+    table = pd.DataFrame(
+        {
+            "item_id": ["r0", "r1", "r2"],
+            "sentence": ["The idea is new.", "Weak.", "The idea is new."],
+        }
+    )
+    shared = prompt_requests(table, "review", spec, {}, upstream_root())
+    own = prompt_requests(table, "review", spec, {}, upstream_root(), per_occurrence=True)
+    assert shared[0]["request_id"] == shared[2]["request_id"] == own[0]["request_id"]
+    assert len({row["request_id"] for row in own}) == 3
+    assert own[2]["messages"] == own[0]["messages"]

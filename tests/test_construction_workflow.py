@@ -207,3 +207,36 @@ def test_a_new_venue_dry_runs_both_constructions_before_the_tracks_and_plans_the
     assert steps.loc["build/normalisation", "requests"] == expected
     constructions = steps[steps["track"].isin(["construction", "novbench_construction"])]
     assert (constructions["api_cost_usd"] > 0).all()
+
+
+@pytest.mark.parametrize(
+    ("config", "papers", "introduction", "review"),
+    [("coling2020", 89, 26.3, 30.6), ("emnlp2023", 1684, 26, 90)],
+)
+def test_the_papers_constructions_dry_run_and_are_priced_one_call_per_occurrence(
+    tmp_path, config, papers, introduction, review
+):
+    """config/<venue>-construction.yaml, before NLPeer's folder is there: the dry run lists the
+    sentence and normalisation calls with the authors' models, and the plan counts one sentence
+    call per expected occurrence."""
+    shipped = REPO / "config" / f"{config}-construction.yaml"
+    section = yaml.safe_load(shipped.read_text())["construction"]["novbench"]
+    assert section["calls"] == "per_occurrence"
+    overlay = write_yaml(tmp_path / "results.yaml", {"results": str(tmp_path / "results")})
+    configs = ("--configfile", "config/config.yaml", str(shipped), str(overlay))
+    dry = run_snakemake("-n", "--cores", "1", "build_novbench", *configs).stdout
+    name = section["name"]
+    assert "rule punkt_model:" not in dry  # the package's copy of Punkt: nothing to download
+    calls = re.findall(rf"novbench_construction/{name}/([\w.-]+)/([\w]+)/requests.parquet", dry)
+    assert {"gpt-5", "gpt-4o"} <= {model for model, _ in calls}
+    assert {("gpt-5", "introduction_sentences"), ("gpt-5", "review_sentences")} <= set(calls)
+    run_snakemake("--cores", "1", "plan", *configs)
+    plan = pd.read_csv(tmp_path / "results" / "plan" / "compute_plan.csv")
+    built = (plan["track"] == "novbench_construction") & (plan["model"] != "all")
+    steps = plan[built].set_index("step")
+    assert steps.loc["build/introduction_sentences", "requests"] == int(papers * introduction)
+    assert steps.loc["build/review_sentences", "requests"] == int(papers * review)
+    assert steps.loc["build/normalisation", "requests"] == papers
+    assert (steps["api_cost_usd"] > 0).all()
+    notes = (tmp_path / "results" / "plan" / "compute_plan.md").read_text()
+    assert "one call per occurrence of a sentence (as the authors sent them)" in notes

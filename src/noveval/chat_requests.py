@@ -52,11 +52,16 @@ RESPONSE_COLUMNS = [
 
 
 def request_id(
-    spec: ModelSpec, messages: list[dict], call_parameters: dict, sample: int | None = None
+    spec: ModelSpec,
+    messages: list[dict],
+    call_parameters: dict,
+    sample: int | None = None,
+    repeat: int = 0,
 ) -> str:
     """Stable id of a call: a hash of everything that reaches the model: its name and wire
     (reference, API, token field, the registry's request options), its messages and every call
-    parameter as sent. ``sample`` tells repeated calls apart on a model that takes no seed."""
+    parameter as sent. ``sample`` tells repeated calls apart on a model that takes no seed;
+    ``repeat`` (above 0) the n-th repeat of the same call sent again on purpose."""
     payload = {
         "model": spec.name,
         **spec.wire(),
@@ -65,6 +70,8 @@ def request_id(
     }
     if sample is not None:
         payload["sample"] = sample
+    if repeat:
+        payload["repeat"] = repeat
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -78,6 +85,7 @@ def build_request(
     cache_control: dict | None = None,
     reasoning_summary: str | None = None,
     tools: list[dict] | None = None,
+    repeat: int = 0,
 ) -> dict:
     """One row of a requests table, adapted to the model (``spec.call_parameters``).
 
@@ -88,7 +96,8 @@ def build_request(
     stays in the id as the sample number, so each repeat is a call of its own.
     ``cache_control``: Anthropic's prompt caching of the whole prompt; ``reasoning_summary``: the
     Responses API's ``reasoning.summary``; ``tools``: the Responses API's hosted tools (web
-    search). Each is part of the id only when set.
+    search). Each is part of the id only when set. ``repeat``: the n-th repeat of this call
+    that must be sent again (a call of its own, not answered by the first one's journal).
     """
     call_parameters = spec.call_parameters(decoding, response_format)
     if cache_control:
@@ -100,7 +109,7 @@ def build_request(
     seed = decoding.get("seed")
     sample = int(seed) if seed is not None and call_parameters["seed"] is None else None
     return {
-        "request_id": request_id(spec, messages, call_parameters, sample),
+        "request_id": request_id(spec, messages, call_parameters, sample, repeat),
         "item_id": item_id,
         "model": spec.name,
         "messages": json.dumps(messages, ensure_ascii=False),

@@ -8,6 +8,7 @@ calls, whose second prompt is built from the first answer's "Main idea" and "Ref
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -32,22 +33,33 @@ def with_contexts(sentences: pd.DataFrame) -> pd.DataFrame:
 
 
 def prompt_requests(
-    sentences: pd.DataFrame, prompt: str, spec: ModelSpec, decoding: dict, upstream_root: str
+    sentences: pd.DataFrame,
+    prompt: str,
+    spec: ModelSpec,
+    decoding: dict,
+    upstream_root: str,
+    per_occurrence: bool = False,
 ) -> list[dict]:
     """One request per sentence (``item_id``, ``sentence``, and ``context`` for the context
-    prompt) with the first-round prompt of ``prompt`` (a key of ``FIRST_ROUND``)."""
+    prompt) with the first-round prompt of ``prompt`` (a key of ``FIRST_ROUND``). Sentences with
+    the same prompt share one call, or with ``per_occurrence`` each repeat is a call of its own
+    (its id counts the earlier occurrences)."""
     template = authors.template(upstream_root, FIRST_ROUND[prompt])
+    seen: Counter[str] = Counter()
     rows = []
     for sentence in sentences.to_dict("records"):
         values = {name: sentence[name] for name in template.placeholders}
+        content = template.render(**values)
         rows.append(
             build_request(
                 item_id=sentence["item_id"],
                 spec=spec,
-                messages=[{"role": "user", "content": template.render(**values)}],
+                messages=[{"role": "user", "content": content}],
                 decoding=decoding,
+                repeat=seen[content] if per_occurrence else 0,
             )
         )
+        seen[content] += 1
     return rows
 
 

@@ -44,6 +44,11 @@ CONTEXT_SENTENCES = 5  # the context window: the sentence and two on each side
 LABEL_TOKENS = 5  # "Yes" or "No"
 STEP_SUMMARY_CHARS = 160  # "Main idea: ..." and "Refers to: ..."
 GOLD_CHARS = 507  # the mean gold text of the authors' COLING-2020 release
+# How the plan counts the sentence calls under each construction.novbench.calls.
+CALLS_NOTE = {
+    "per_occurrence": "one call per occurrence of a sentence (as the authors sent them)",
+    "per_prompt": "one call per occurrence at most (a repeated prompt shares its call)",
+}
 
 
 def prompt_shape(upstream_root: str, name: str) -> tuple[int, tuple[str, ...]]:
@@ -139,7 +144,8 @@ def construction_note(section: dict) -> str:
         f"- NovBench construction (track {TRACK}, rule infer): {source}, "
         f"{expected['introduction_sentences']:g} introduction and "
         f"{expected['review_sentences']:g} review sentences each (construction.novbench."
-        "expected, assumed), one normalisation call each; the authors' prompts filled with the "
+        f"expected, assumed), {CALLS_NOTE[section['calls']]}, one normalisation call each; "
+        "the authors' prompts filled with the "
         f"expected lengths. Answers: {LABEL_TOKENS} tokens a label, "
         f"{STEP_SUMMARY_CHARS} characters the step prompt's summary, {GOLD_CHARS} a gold text "
         "(the authors' COLING-2020 mean), plus reasoning_tokens for reasoning models."

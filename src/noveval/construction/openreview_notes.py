@@ -23,8 +23,9 @@ log = logging.getLogger(__name__)
 REVIEW_INVITATION = "Official_Review"
 DECISION_INVITATION = "Decision"
 ACCEPTED, UNACCEPTED = "Accepted", "Unaccepted"
-# A venue string naming one of these is an acceptance (the authors' reading of `venue`).
-ACCEPTING_VENUE_WORDS = ("Accept", "Poster", "Spotlight", "Oral")
+# A venue string naming one of these is an acceptance (the authors' reading of `venue`, in any
+# case: ICLR 2024 writes "ICLR 2024 poster", 2025 on "ICLR 2025 Poster").
+ACCEPTING_VENUE_WORDS = ("accept", "poster", "spotlight", "oral")
 LEADING_NUMBER = re.compile(r"\s*(-?\d+(?:\.\d+)?)")
 
 
@@ -88,7 +89,8 @@ def decision(content: dict, replies: list[dict]) -> str | None:
     """Accepted / Unaccepted from the submission's venue, else from its decision reply."""
     venue = value(content, "venue", "") or ""
     if venue:
-        return ACCEPTED if any(word in venue for word in ACCEPTING_VENUE_WORDS) else UNACCEPTED
+        accepted = any(word in venue.lower() for word in ACCEPTING_VENUE_WORDS)
+        return ACCEPTED if accepted else UNACCEPTED
     for reply in replies:
         if DECISION_INVITATION in reply["invitations"][0]:
             verdict = value(reply.get("content") or {}, "decision", "") or ""
@@ -103,6 +105,8 @@ def submission_record(raw: dict) -> dict | str:
     content = note.content
     if not isinstance(content, dict):
         return "malformed note: no content"
+    if content and not any(isinstance(entry, dict) for entry in content.values()):
+        return "unknown note shape: content values are not API v2 {value: ...} fields (API v1?)"
     title, abstract = value(content, "title"), value(content, "abstract")
     if not (isinstance(title, str) and title.strip()):
         return "malformed note: no title"

@@ -19,14 +19,14 @@ SENTENCE_CELLS = {INTRODUCTION: "introduction_sentences", REVIEW: "review_senten
 
 
 def read_nlpeer(
-    root: str | Path, review_fields: list[str]
+    root: str | Path, extraction: nlpeer.Extraction
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Papers, their introduction and review sentences (``item_id``: ``<paper>/<kind><n>``), and
-    the papers left out with the reason."""
+    """Papers, their introduction and review sentences as ``extraction`` reads them
+    (``item_id``: ``<paper>/<kind><n>``), and the papers left out with the reason."""
     papers, sentences, skipped = [], [], []
     for paper_id in nlpeer.paper_ids(root):
         try:
-            paper = nlpeer.read_paper(root, paper_id, review_fields)
+            paper = nlpeer.read_paper(root, paper_id, extraction)
         except nlpeer.SkippedPaper as reason:
             skipped.append({"paper_id": paper_id, "stage": "read", "reason": str(reason)})
             continue

@@ -10,7 +10,7 @@ import pandas as pd
 
 from noveval.batches import SENTENCES, read_responses
 from noveval.chat_requests import REQUEST_COLUMNS, build_request
-from noveval.construction import authors, extraction, records, retrieval, validation
+from noveval.construction import authors, extraction, nlpeer, records, retrieval, validation
 from noveval.files import write_bytes, write_table
 from noveval.registry import load_registry
 
@@ -18,22 +18,34 @@ log = logging.getLogger(__name__)
 
 # The prompt of each kind of sentence in the construction (the paper's best introduction prompt).
 CONSTRUCTION_PROMPTS = {records.INTRODUCTION: "context", records.REVIEW: "review"}
+PER_OCCURRENCE, PER_PROMPT = "per_occurrence", "per_prompt"  # construction.novbench.calls
 
 
 def read_sources(
     nlpeer_root: str,
-    review_fields: list[str],
+    reading: dict,
+    punkt_model: str | None,
     papers_path: str,
     sentences_path: str,
     skipped_path: str,
 ) -> None:
-    """NLPeer folder → papers, their sentences (with context windows) and the papers left out."""
+    """NLPeer folder → papers, their sentences (with context windows) and the papers left out.
+    ``reading``: ``review_fields``, ``introduction_nodes``, ``review_sentences`` and
+    ``carry_over_reviews`` of ``construction.novbench``; ``punkt_model``: the downloaded
+    punkt_tab ``english`` folder (None: the package's copy)."""
     if not Path(nlpeer_root).is_dir():
         raise FileNotFoundError(
             f"construction.novbench.nlpeer: {nlpeer_root} is not a folder (the venue's papers "
             "and reviews in the NLPeer layout, one folder per paper)"
         )
-    papers, sentences, skipped = records.read_nlpeer(nlpeer_root, review_fields)
+    settings = nlpeer.Extraction(
+        review_fields=tuple(reading["review_fields"]),
+        introduction_nodes=reading["introduction_nodes"],
+        review_sentences=reading["review_sentences"],
+        carry_over_reviews=reading["carry_over_reviews"],
+        punkt_model=punkt_model,
+    )
+    papers, sentences, skipped = records.read_nlpeer(nlpeer_root, settings)
     log.info(
         "%s: %d papers read, %d left out, %d sentences",
         nlpeer_root,
@@ -55,14 +67,22 @@ def sentence_requests(
     registry_path: str,
     decoding: dict,
     upstream_root: str,
+    calls: str,
     requests_path: str,
 ) -> None:
-    """Requests labelling each sentence of ``kind`` (introduction or review)."""
+    """Requests labelling each sentence of ``kind`` (introduction or review): one call per
+    occurrence of a sentence (``calls``: ``per_occurrence``, as the authors asked) or one per
+    distinct prompt (``per_prompt``)."""
     spec = load_registry(registry_path).model(model)
     sentences = pd.read_parquet(sentences_path)
     chosen = sentences[sentences["kind"] == kind]
     rows = extraction.prompt_requests(
-        chosen, CONSTRUCTION_PROMPTS[kind], spec, decoding, upstream_root
+        chosen,
+        CONSTRUCTION_PROMPTS[kind],
+        spec,
+        decoding,
+        upstream_root,
+        per_occurrence=calls == PER_OCCURRENCE,
     )
     log.info("%s: %d %s sentences", model, len(rows), kind)
     write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
