@@ -19,7 +19,7 @@ from noveval.batches import (
     responses_path,
 )
 from noveval.judges import release
-from noveval.judges.instances import FORMATS, read_release, release_files
+from noveval.judges.instances import FORMATS, release_files
 from noveval.judges.prompts import SYSTEMS, calls_of
 from noveval.registry import Registry, RegistryError
 
@@ -680,4 +680,4 @@ def substituted(models: list[str], substitutions: dict[str, str], registry: Regi
 @functools.cache
 def _release_size(path: str) -> int:
     """Instances of a release file on disk (read once per run: job sizes ask for it often)."""
-    return len(read_release(path))
+    return len(release.read_release(path))

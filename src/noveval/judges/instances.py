@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
-import yaml
 
 from noveval.files import write_table
 from noveval.judges import release
@@ -69,30 +68,10 @@ def idea_source(metadata: dict) -> str:
     return f"human-{str(metadata.get('type', '')).lower()}"
 
 
-def read_release(path: str | Path) -> dict:
-    """The instances of a release YAML file, by key. A file that is not UTF-8, not YAML, not a
-    mapping, or empty is an error naming the file (and the line of a YAML error)."""
-    try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except UnicodeDecodeError as error:
-        bad = error.object[error.start : error.start + 1]
-        raise ValueError(f"{path}: not UTF-8 text (byte {error.start} is {bad!r})") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise ValueError(f"{path}: not valid YAML{at}: {problem}") from None
-    if raw is None or raw == {}:
-        raise ValueError(f"{path}: no instances (an empty dataset)")
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a mapping of instances, got {type(raw).__name__}")
-    return raw
-
-
 def load_release(path: str | Path, setup: str, format: str) -> pd.DataFrame:
     """One release YAML file → instances (see ``INSTANCE_SCHEMA``); the file's bad instances are
     listed in one error."""
-    raw = read_release(path)
+    raw = release.read_release(path)
     rows, problems = [], []
     for key, entry in raw.items():
         try:

@@ -89,12 +89,30 @@ def layout(files: list[ReleaseFile]) -> dict[str, dict[str, str]]:
     return found
 
 
+def read_release(path: str | Path) -> dict:
+    """The instances of a release YAML file, by key. A file that is not UTF-8, not YAML, not a
+    mapping, or empty is an error naming the file (and the line of a YAML error)."""
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        bad = error.object[error.start : error.start + 1]
+        raise ValueError(f"{path}: not UTF-8 text (byte {error.start} is {bad!r})") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise ValueError(f"{path}: not valid YAML{at}: {problem}") from None
+    if raw is None or raw == {}:
+        raise ValueError(f"{path}: no instances (an empty dataset)")
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: expected a mapping of instances, got {type(raw).__name__}")
+    return raw
+
+
 def download(file: ReleaseFile, target: str) -> None:
     """Fetch one release file (SHA-256 checked where recorded; logged either way) and check that
     a judged file holds the instances the release declares: a mismatch is an error naming the
     file, and the file is not kept."""
-    from noveval.judges.instances import read_release  # it reads this module's layout
-
     datasets.download(datasets.ReleaseFile(file.path, target, file.url, file.sha256))
     if file.instances is None:
         return
