@@ -25,10 +25,10 @@ from conftest import (
 from snakemake.utils import update_config, validate
 
 from noveval import cluster
-from noveval.datasets import download, release_files
 from noveval.engines.servers import server_command
 from noveval.judges.calibration import calibrate
 from noveval.literature.assisted_search import AssistedSearchPrompts
+from noveval.novbench.releases import download, release_files
 from noveval.plan import (
     PlanSettings,
     Workload,

@@ -4,7 +4,7 @@ Input tokens come from rendered prompts: each NovBench cell's prompts are render
 functions the requests rule uses) for the papers at hand, their characters counted and divided by
 ``chars_per_token`` (4: the usual rule of thumb for English with BPE tokenizers), and the mean per
 call is scaled to the dataset's paper count. A dataset whose file is not on disk yet (declared by
-URL and size, see ``noveval.datasets``) is stood in for by the shipped sample's papers. Output
+URL and size: ``noveval.novbench.releases``) is stood in for by the shipped sample's papers. Output
 tokens per call of a generation are an assumption: ``answer_tokens`` (the mean length of the
 model answers in NovBench's human-evaluation files), plus ``reasoning_tokens`` for models that
 reason, capped at ``decoding.max_tokens``; a judge call's are calibrated on the judge study's
@@ -32,7 +32,6 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.batches import CELLS, PARAPHRASE, SEARCH_CONTRIBUTIONS, SEARCH_QUERIES
-from noveval.datasets import release_files
 from noveval.judges import ai_scientist, scideator
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
@@ -44,6 +43,7 @@ from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
 from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.measured import Measured, read_measured
 from noveval.novbench import generation, perturbation, records
+from noveval.novbench.releases import release_files
 from noveval.pricing import BATCH_SHARE, Usage
 from noveval.registry import INFERENCE_RULES, ModelSpec, Registry, inference_env, load_registry
 from noveval.reproduction.report import published

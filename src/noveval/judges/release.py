@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from noveval import datasets
+from noveval.downloads import fetch
 
 MANIFEST = Path(__file__).with_name("release.yaml")
 # The release's names: *_plan files hold the ideas in purpose-mechanism form (our change name).
@@ -113,7 +113,7 @@ def download(file: ReleaseFile, target: str) -> None:
     """Fetch one release file (SHA-256 checked where recorded; logged either way) and check that
     a judged file holds the instances the release declares: a mismatch is an error naming the
     file, and the file is not kept."""
-    datasets.download(datasets.ReleaseFile(file.path, target, file.url, file.sha256))
+    fetch(f"dataset '{file.path}'", file.url, target, file.sha256)
     if file.instances is None:
         return
     found = len(read_release(target))

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 
 from noveval.batches import CELLS, PAPER_TYPE, PARAPHRASE, responses_path
-from noveval.datasets import ReleaseFile, perturbation_releases, release_files
+from noveval.novbench.releases import ReleaseFile, perturbation_releases, release_files
 from noveval.registry import Registry
 
 log = logging.getLogger(__name__)

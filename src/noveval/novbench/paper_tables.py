@@ -20,9 +20,9 @@ from noveval.assets import file_digest
 from noveval.batches import PAPER_TYPE as PAPER_TYPE_BATCH
 from noveval.batches import read_responses
 from noveval.chat_requests import REQUEST_COLUMNS
-from noveval.datasets import ReleaseFile, download
 from noveval.files import read_tables, write_bytes, write_table
 from noveval.novbench import confidence, human_agreement, paper_type, records
+from noveval.novbench.releases import ReleaseFile, download
 from noveval.registry import load_registry
 from noveval.scoring_cost import mem_mb, planned_load, runtime_minutes
 from noveval.upstream import UpstreamSource

@@ -10,11 +10,10 @@ import logging
 
 import pandas as pd
 
-from noveval import datasets
 from noveval.batches import PARAPHRASE, read_responses
 from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.files import read_tables, write_table
-from noveval.novbench import generation, perturbation, records, tables
+from noveval.novbench import generation, perturbation, records, releases, tables
 from noveval.novbench.decoding import read_generation_config
 from noveval.novbench.parsing import parse_evaluation
 from noveval.registry import load_registry
@@ -39,7 +38,7 @@ PARSED_COLUMNS = [
 
 def download_release(url: str, sha256: str | None, dataset: str, path: str) -> None:
     """Fetch a dataset's release file (checked against its SHA-256 when the config gives one)."""
-    datasets.download(datasets.ReleaseFile(name=dataset, path=path, url=url, sha256=sha256))
+    releases.download(releases.ReleaseFile(name=dataset, path=path, url=url, sha256=sha256))
 
 
 def load_papers(

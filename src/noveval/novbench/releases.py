@@ -14,17 +14,12 @@ and the compute plan knows the dataset's size, without a network and without the
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import urllib.request
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from noveval.files import write_bytes
+from noveval.downloads import fetch
 from noveval.novbench.records import read_records
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -118,15 +113,4 @@ def download(release: ReleaseFile, timeout_s: float = 300) -> None:
     """Fetch a release file to its path, checking its SHA-256 when the config gives one."""
     if not release.url:
         raise ValueError(f"dataset '{release.name}': no URL to download from")
-    target = Path(release.path)
-    log.info("downloading %s to %s", release.url, target)
-    with urllib.request.urlopen(release.url, timeout=timeout_s) as answer:
-        data = answer.read()
-    digest = hashlib.sha256(data).hexdigest()
-    if release.sha256 and digest != release.sha256:
-        raise ValueError(
-            f"dataset '{release.name}': {release.url} has SHA-256 {digest}, "
-            f"the config expects {release.sha256}"
-        )
-    write_bytes(data, target)
-    log.info("%s: %d bytes, SHA-256 %s", target, target.stat().st_size, digest)
+    fetch(f"dataset '{release.name}'", release.url, release.path, release.sha256, timeout_s)
