@@ -10,8 +10,6 @@ parsed with the semantics of their ``extract_json_choice``.
 from __future__ import annotations
 
 import ast
-import json
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +18,7 @@ import jinja2
 import pandas as pd
 import yaml
 
+from noveval.answers import extract_json
 from noveval.upstream import UpstreamSource
 
 TEMPLATES = "src/novelty_eval/templates/"
@@ -37,9 +36,6 @@ _SHORT = {
 TEMPLATE_FILES = sorted({*_FULL, *_NO_CRITERIA, *_SHORT.values()})
 # Every pinned file the judge requests of the paper mode read.
 FILES = [JUDGE, ABLATIONS, *(TEMPLATES + name for name in TEMPLATE_FILES)]
-_THINKING = re.compile(r"<thinking>.*?</thinking>", re.DOTALL)
-_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
-_LIST_CLOSED_BY_BRACE = re.compile(r"\[([^\{\[]*?)\}", re.DOTALL)
 
 
 def module_constant(source: str, name: str, where: str = JUDGE):
@@ -129,34 +125,6 @@ def with_tip(criteria: dict, tip: str) -> dict:
 def related_text(abstracts: list[str]) -> str:
     """The related-work block of one idea: its abstracts, separated by blank lines."""
     return "\n\n".join(abstracts)
-
-
-def extract_json(text: str | None):
-    """Their ``extract_json_choice``: the first candidate object that any of four parses accept.
-
-    Candidates (outside ``<thinking>`` blocks): fenced ```json blocks, then the span from the
-    first ``{`` to the last ``}``; each is tried as JSON, as a Python literal, with single quotes
-    swapped for double ones, and with a list closed by ``}`` repaired.
-    """
-    if not text:
-        return None
-    search = _THINKING.sub("", text).strip()
-    candidates = _FENCED.findall(search)
-    start, end = search.find("{"), search.rfind("}")
-    if start != -1 and end > start and search[start : end + 1] not in candidates:
-        candidates.append(search[start : end + 1])
-    for candidate in candidates:
-        for parse in (
-            json.loads,
-            ast.literal_eval,
-            lambda s: json.loads(s.replace("'", '"')),
-            lambda s: json.loads(_LIST_CLOSED_BY_BRACE.sub(r"[\1]", s)),
-        ):
-            try:
-                return parse(candidate)
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                continue
-    return None
 
 
 def parse_verdict(text: str | None, format: str) -> int | None:

@@ -14,9 +14,9 @@ import re
 
 import pandas as pd
 
+from noveval.answers import strip_reasoning
 from noveval.judges import authors
 from noveval.judges.prompts import split_item_id
-from noveval.novbench.parsing import strip_reasoning
 
 KEYS = {"pointwise": "novelty", "pairwise": "more_novel"}
 _FALLBACK = {

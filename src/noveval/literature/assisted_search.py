@@ -26,8 +26,8 @@ from datetime import date
 
 import jinja2
 
+from noveval.answers import extract_json
 from noveval.chat_requests import build_request
-from noveval.judges.authors import extract_json
 from noveval.registry import ModelSpec
 from noveval.templates import render
 from noveval.upstream import UpstreamSource

@@ -29,6 +29,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from noveval.answers import strip_reasoning
+
 LABELS = ("Positive", "Neutral", "Negative")
 HEADERS = {label: f"{label} Novelty Evaluations" for label in LABELS}
 
@@ -39,9 +41,6 @@ NGRAM_SIZE = 5
 MIN_NGRAM_TOKENS = 30
 REPEATED_NGRAM_SHARE = 0.5
 
-_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
-_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 
 _BULLET = re.compile(
     r"^\s*(?:[-•](?![-•])\s*|[*+–]\s+|\d{1,2}[.)](?!\d)\s*|\(\d{1,2}\)\s*)(?P<text>.*)$"
@@ -73,25 +72,6 @@ class ParsedEvaluation:
     def texts(self) -> list[str]:
         """The text of every item, in order."""
         return [text for _, text in self.items]
-
-
-def strip_reasoning(text: str | None, think_opened: bool = False) -> str:
-    """The answer without ``<think>`` reasoning (both tracks): a ``</think>`` without its
-    ``<think>`` (the R1 distills' template opens the block in the prompt) ends reasoning that ran
-    from the start; an unclosed ``<think>`` hides everything after it. None: ``""``.
-    ``think_opened``: the template opened the block, so an answer without ``</think>`` (cut off by
-    the token limit) is reasoning only: ``""``."""
-    text = text or ""
-    if think_opened and not _THINK_CLOSE.search(text):
-        return ""
-    text = _THINK_BLOCK.sub("", text)
-    closings = list(_THINK_CLOSE.finditer(text))
-    if closings:
-        text = text[closings[-1].end() :]
-    opening = _THINK_OPEN.search(text)
-    if opening:
-        text = text[: opening.start()]
-    return text.strip()
 
 
 def parse_evaluation(
