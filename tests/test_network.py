@@ -29,7 +29,8 @@ from noveval.preflight import (
     run_command,
 )
 from noveval.registry import load_registry
-from noveval.weights import SITE_FILE_VARIABLE, use_offline
+from noveval.site import SITE_FILE_VARIABLE
+from noveval.weights import use_offline
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 CI_SITE = {"partitions": {"cpu": {"max_gpu": 0}, "gpu": {"max_gpu": 2}}}

@@ -51,7 +51,7 @@ from noveval.preflight import (
     weights_cache_check,
 )
 from noveval.registry import load_registry
-from noveval.weights import SITE_FILE_VARIABLE
+from noveval.site import SITE_FILE_VARIABLE
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SITE = {

@@ -37,9 +37,8 @@ from noveval.cluster import api_inference_on_host, gpu_model, gpus, inference_en
 from noveval.literature.semantic_scholar import API_KEY_ENV as S2_API_KEY_ENV
 from noveval.novbench.grid import scorer_names
 from noveval.registry import ModelSpec, Registry, ScorerSpec
+from noveval.site import DEFAULT_SITE_FILE, SITE_FILE_VARIABLE
 from noveval.weights import (
-    DEFAULT_SITE_FILE,
-    SITE_FILE_VARIABLE,
     WeightsError,
     cache_dir,
     local_weights,

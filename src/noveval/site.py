@@ -16,8 +16,8 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from noveval.weights import DEFAULT_SITE_FILE, SITE_FILE_VARIABLE
-
+SITE_FILE_VARIABLE = "NOVEVAL_SLURM_SITE"  # as profiles/slurm/config.yaml
+DEFAULT_SITE_FILE = "profiles/slurm/site.yaml"
 DEFAULT_JOB_SHARE = 0.5  # of a partition's max_runtime: room for the safety factor and retries
 SITE_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schemas" / "site.schema.yaml"
 
@@ -32,6 +32,7 @@ class Site:
     constraints: dict[str, str] = field(default_factory=dict)  # registry label -> node features
     api_inference: str = "host"  # where hosted-API inference runs: host or slurm
     software_deployment: str | None = None  # conda: the jobs run in envs/ built by Snakemake
+    weights_cache: str | None = None  # where rule weights downloads (None: under the results)
     path: str = ""  # the file read ("" where there is none)
 
     @classmethod
@@ -52,6 +53,7 @@ class Site:
             constraints=dict(settings.get("constraints") or {}),
             api_inference=api_inference,
             software_deployment=settings.get("software_deployment"),
+            weights_cache=settings.get("weights_cache"),
             path=str(path),
         )
 

@@ -23,16 +23,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from noveval.files import write_bytes
 from noveval.registry import ModelSpec, Registry, ScorerSpec
+from noveval.site import Site
 
 log = logging.getLogger(__name__)
 
 COMMIT = re.compile(r"[0-9a-f]{40}")
-SITE_FILE_VARIABLE = "NOVEVAL_SLURM_SITE"  # as profiles/slurm/config.yaml
-DEFAULT_SITE_FILE = "profiles/slurm/site.yaml"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
 # Weight formats vLLM reads only when a repository has no safetensors (then they are kept).
 OTHER_WEIGHT_FORMATS = (
@@ -94,9 +91,8 @@ def cache_dir(results: str, site_file: str | Path | None = None) -> Path:
     The site file is ``site_file``, else ``$NOVEVAL_SLURM_SITE``, else profiles/slurm/site.yaml
     (the file the SLURM profile reads), relative to the working directory.
     """
-    site = Path(site_file or os.environ.get(SITE_FILE_VARIABLE, DEFAULT_SITE_FILE))
-    settings = (yaml.safe_load(site.read_text()) or {}) if site.is_file() else {}
-    return Path(settings.get("weights_cache") or f"{results}/weights/hub").expanduser().resolve()
+    cache = Site.load(site_file).weights_cache or f"{results}/weights/hub"
+    return Path(cache).expanduser().resolve()
 
 
 def select_files(sizes: dict[str, int], indexed: set[str] | None = None) -> list[str]:
