@@ -21,7 +21,7 @@ rule judges_generation_requests:
     params:
         code=code_version(
             "noveval.judges.generation",
-            step="noveval.judges.steps",
+            step="noveval.judges.stages.instances",
             data=("prompts/judges",),
         ),
         registry=config["registry"],
@@ -44,7 +44,7 @@ rule judges_rewrite_requests:
     params:
         code=code_version(
             "noveval.judges.rewrites",
-            step="noveval.judges.steps",
+            step="noveval.judges.stages.instances",
             data=("prompts/judges",),
         ),
         registry=config["registry"],
@@ -74,7 +74,7 @@ rule judges_search_contribution_requests:
     params:
         code=code_version(
             "noveval.literature.assisted_search",
-            step="noveval.judges.steps",
+            step="noveval.judges.stages.retrieval",
             data=("prompts/judges",),
         ),
         registry=config["registry"],
@@ -106,7 +106,7 @@ rule judges_search_query_requests:
     params:
         code=code_version(
             "noveval.literature.assisted_search",
-            step="noveval.judges.steps",
+            step="noveval.judges.stages.retrieval",
             data=("prompts/judges",),
         ),
         cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/search_contributions",
@@ -137,7 +137,7 @@ rule judges_requests:
         code=code_version(
             "noveval.judges.prompts",
             "noveval.judges.authors",
-            step="noveval.judges.steps",
+            step="noveval.judges.stages.verdicts",
             data=("prompts/judges",),
         ),
         registry=config["registry"],

@@ -21,7 +21,7 @@ rule judges_tables:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
+        code=code_version("noveval.judges.tables", step="noveval.judges.stages.reports"),
     script:
         "../scripts/judges_tables.py"
 
@@ -59,7 +59,7 @@ rule judges_ideation:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
+        code=code_version("noveval.judges.tables", step="noveval.judges.stages.reports"),
     script:
         "../scripts/judges_ideation.py"
 
@@ -102,7 +102,7 @@ rule judges_flip_rates:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
+        code=code_version("noveval.judges.tables", step="noveval.judges.stages.reports"),
         baselines=JUDGES.flip_baselines(),
     script:
         "../scripts/judges_flip_rates.py"
@@ -129,7 +129,7 @@ rule judges_plan_format:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
+        code=code_version("noveval.judges.tables", step="noveval.judges.stages.reports"),
     script:
         "../scripts/judges_plan_format.py"
 
@@ -168,7 +168,7 @@ rule judges_dataset_sizes:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
+        code=code_version("noveval.judges.tables", step="noveval.judges.stages.reports"),
         idea_formats=lambda wildcards: JUDGES.instance_files(
             RESULTS, wildcards.dataset
         )[1],
@@ -209,6 +209,6 @@ rule judges_expert_study:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.tables", step="noveval.judges.steps"),
+        code=code_version("noveval.judges.tables", step="noveval.judges.stages.reports"),
     script:
         "../scripts/judges_expert_study.py"

@@ -24,7 +24,7 @@ rule judges_verdicts:
         code=code_version(
             "noveval.judges.verdicts",
             "noveval.judges.aggregation",
-            step="noveval.judges.steps",
+            step="noveval.judges.stages.verdicts",
         ),
         cell=JUDGES.response_cell,
         protocol=config_slice(
@@ -62,7 +62,7 @@ rule judges_ai_scientist:
     params:
         code=code_version(
             "noveval.judges.ai_scientist",
-            step="noveval.judges.steps",
+            step="noveval.judges.stages.systems",
             data=("prompts/judges",),
         ),
         registry=config["registry"],
@@ -113,7 +113,7 @@ rule judges_metrics:
         code=code_version(
             "noveval.judges.summary",
             "noveval.judges.statistics",
-            step="noveval.judges.steps",
+            step="noveval.judges.stages.verdicts",
         ),
         bootstrap=config["judges"]["bootstrap"],
         substitutes=JUDGES.substitutes,

@@ -1,12 +1,12 @@
 """Rule judges_ai_scientist: one cell's AI-Scientist novelty checks → its verdicts and the
 transcript of their rounds."""
 
-from noveval.judges import steps
+from noveval.judges.stages import systems
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
     wildcards = snakemake.wildcards
-    steps.ai_scientist_check(
+    systems.ai_scientist_check(
         instances_path=snakemake.input.instances,
         cell={
             "dataset": wildcards.dataset,

@@ -1,10 +1,10 @@
 """Rule judges_flip_rates: every change's flip rate against its baselines, from the verdicts."""
 
-from noveval.judges import steps
+from noveval.judges.stages import reports
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.flip_rates(
+    reports.flip_rates(
         {"pairwise": list(snakemake.input.pairwise), "pointwise": list(snakemake.input.pointwise)},
         snakemake.params.baselines,
         snakemake.output.csv,

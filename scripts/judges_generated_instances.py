@@ -1,10 +1,10 @@
 """Rule judges_generated_instances: the generated setup's pairwise and pointwise instances."""
 
-from noveval.judges import steps
+from noveval.judges.stages import instances
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.generated_instances(
+    instances.generated_instances(
         snakemake.input.pairs,
         snakemake.input.responses,
         snakemake.params.cell,

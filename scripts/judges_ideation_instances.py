@@ -1,10 +1,10 @@
 """Rule judges_ideation_instances: a stronger generator's ideas against a weaker one's."""
 
-from noveval.judges import steps
+from noveval.judges.stages import instances
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.ideation_instances(
+    instances.ideation_instances(
         snakemake.input.pairs,
         (snakemake.wildcards.stronger, snakemake.input.stronger),
         (snakemake.wildcards.weaker, snakemake.input.weaker),

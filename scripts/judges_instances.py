@@ -1,10 +1,10 @@
 """Rules judges_instances and judges_rewritten_instances: release YAML → instances table."""
 
-from noveval.judges import steps
+from noveval.judges.stages import instances
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.load_instances(
+    instances.load_instances(
         snakemake.input.release,
         snakemake.wildcards.setup,
         snakemake.wildcards.format,

@@ -1,10 +1,10 @@
 """Rule judges_metrics: one metrics row per judge × setup × change."""
 
-from noveval.judges import steps
+from noveval.judges.stages import verdicts
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.metrics(
+    verdicts.metrics(
         list(snakemake.input.verdicts),
         snakemake.wildcards.format,
         snakemake.params.bootstrap,

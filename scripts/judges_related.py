@@ -1,10 +1,10 @@
 """Rule judges_related: top-k related abstracts per idea for the retrieval change."""
 
-from noveval.judges import steps
+from noveval.judges.stages import retrieval
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.related_work(
+    retrieval.related_work(
         instances_path=snakemake.input.instances,
         corpus_path=snakemake.input.corpus,
         encoder=snakemake.params.encoder,

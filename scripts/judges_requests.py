@@ -1,10 +1,10 @@
 """Rule judges_requests: every call of one judge cell."""
 
-from noveval.judges import steps
+from noveval.judges.stages import verdicts
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.requests(
+    verdicts.requests(
         instances_path=snakemake.input.instances,
         change=snakemake.wildcards.change,
         model=snakemake.wildcards.model,

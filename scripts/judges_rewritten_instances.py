@@ -1,10 +1,10 @@
 """Rule judges_rewritten_instances: purpose-mechanism instances (release file or LLM rewrites)."""
 
-from noveval.judges import steps
+from noveval.judges.stages import instances
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.rewritten_instances(
+    instances.rewritten_instances(
         setup=snakemake.wildcards.setup,
         format=snakemake.wildcards.format,
         rewritten_path=snakemake.output[0],

@@ -1,10 +1,10 @@
 """Rule judges_search_contribution_requests: the literature search's first LLM step per idea."""
 
-from noveval.judges import steps
+from noveval.judges.stages import retrieval
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.search_contribution_requests(
+    retrieval.search_contribution_requests(
         instances_path=snakemake.input.instances,
         model=snakemake.wildcards.model,
         registry_path=snakemake.params.registry,

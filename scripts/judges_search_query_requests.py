@@ -1,10 +1,10 @@
 """Rule judges_search_query_requests: the literature search's second LLM step (its queries)."""
 
-from noveval.judges import steps
+from noveval.judges.stages import retrieval
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.search_query_requests(
+    retrieval.search_query_requests(
         instances_path=snakemake.input.instances,
         responses_path=snakemake.input.responses,
         responses_cell=snakemake.params.cell,

@@ -1,11 +1,11 @@
 """Rule judges_related (judges.retrieval.search: semantic_scholar): each idea's queries searched,
 the candidates selected and formatted as the authors' related-work block."""
 
-from noveval.judges import steps
+from noveval.judges.stages import retrieval
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
-    steps.searched_related_work(
+    retrieval.searched_related_work(
         instances_path=snakemake.input.instances,
         queries_path=snakemake.input.queries,
         responses_path=snakemake.input.responses,

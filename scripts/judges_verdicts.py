@@ -1,11 +1,11 @@
 """Rule judges_verdicts: one cell's responses → one aggregated verdict per instance."""
 
-from noveval.judges import steps
+from noveval.judges.stages import verdicts
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
     wildcards = snakemake.wildcards
-    steps.verdicts(
+    verdicts.verdicts(
         snakemake.input.instances,
         snakemake.input.responses,
         snakemake.params.cell,

@@ -41,7 +41,7 @@ from noveval.judges.ai_scientist import (
 )
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release, write_instances
-from noveval.judges.steps import ai_scientist_check
+from noveval.judges.stages.systems import ai_scientist_check
 from noveval.judges.summary import metrics_table
 from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.plan import (

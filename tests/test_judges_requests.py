@@ -11,7 +11,6 @@ import pytest
 import yaml
 from conftest import REPO, shared_file
 
-from noveval.judges import steps
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.generation import generated_setup, generation_requests, ideation_setup
 from noveval.judges.grid import judges_grid
@@ -19,6 +18,7 @@ from noveval.judges.instances import load_release
 from noveval.judges.prompts import CACHE_CONTROL, judge_requests, messages, split_item_id
 from noveval.judges.retrieval import load_corpus, top_related
 from noveval.judges.rewrites import apply_rewrites, rewrite_requests
+from noveval.judges.stages import verdicts as verdict_stages
 from noveval.registry import load_registry
 
 SAMPLE = REPO / "data" / "sample" / "judges"
@@ -323,7 +323,9 @@ def test_a_substitution_runs_the_successor_and_its_metrics_name_the_model_it_rep
     pd.DataFrame(rows).to_parquet(verdicts)
     bootstrap = {"resamples": 200, "seed": 42, "method": "percentile"}
     parquet, table_csv = tmp_path / "metrics.parquet", tmp_path / "metrics.csv"
-    steps.metrics([str(verdicts)], "pairwise", bootstrap, parquet, table_csv, {}, grid.substitutes)
+    verdict_stages.metrics(
+        [str(verdicts)], "pairwise", bootstrap, parquet, table_csv, {}, grid.substitutes
+    )
     metrics = pd.read_parquet(parquet).set_index("model")
     assert list(pd.read_csv(table_csv).columns[:2]) == ["model", "substitutes_for"]
     assert metrics.loc["gpt-4o-mini", "substitutes_for"] == "smollm2-135m"

@@ -11,12 +11,13 @@ import yaml
 from conftest import REPO, shared_file
 from snakemake.utils import update_config
 
-from noveval.judges import figures, steps, tables
+from noveval.judges import figures, tables
 from noveval.judges.aggregation import TIE
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.grid import CHANGES, cell_change, judges_grid, split_change
 from noveval.judges.instances import write_instances
 from noveval.judges.prompts import calls_of, judge_requests
+from noveval.judges.stages import reports, verdicts
 from noveval.judges.summary import metrics_table
 from noveval.registry import load_registry
 
@@ -201,7 +202,7 @@ def test_expert_study_counts_errors_controls_and_the_experts_side(tmp_path):
     path = tmp_path / "judge_errors.csv"
     annotations.to_csv(path, index=False)
     csv, markdown = tmp_path / "expert.csv", tmp_path / "expert.md"
-    steps.expert_study(str(path), csv, markdown)
+    reports.expert_study(str(path), csv, markdown)
     table = pd.read_csv(csv).set_index("judge_model")
     both = table.loc["all"]
     assert both[["items", "errors", "controls", "tied_errors"]].tolist() == [4, 3, 1, 1]
@@ -211,7 +212,7 @@ def test_expert_study_counts_errors_controls_and_the_experts_side(tmp_path):
     assert "| all | all | all | 4 | 3 | 1 | 1 |" in plain(markdown)
     annotations.drop(columns="annotation").to_csv(path, index=False)
     with pytest.raises(ValueError, match=r"judge_errors.csv: no column\(s\) \['annotation'\]"):
-        steps.expert_study(str(path), csv, markdown)
+        reports.expert_study(str(path), csv, markdown)
 
 
 def test_expert_study_of_the_shared_excerpt():
@@ -233,9 +234,9 @@ def test_heatmaps_mark_significance_and_draw(metrics, tmp_path):
     path = tmp_path / "study.parquet"
     metrics.to_parquet(path)
     for name, draw in [
-        ("controlled.png", lambda png: steps.controlled_study(path, png)),
-        ("soft.png", lambda png: steps.soft_accuracy(path, png)),
-        ("plan.png", lambda png: steps.plan_format_figure(path, ["P4+purpose_mechanism"], png)),
+        ("controlled.png", lambda png: reports.controlled_study(path, png)),
+        ("soft.png", lambda png: reports.soft_accuracy(path, png)),
+        ("plan.png", lambda png: reports.plan_format_figure(path, ["P4+purpose_mechanism"], png)),
     ]:
         draw(str(tmp_path / name))
         assert (tmp_path / name).stat().st_size > 5_000
@@ -309,7 +310,7 @@ def test_the_purpose_mechanism_cell_sends_what_it_sent_and_p4_on_plans_is_p4(tmp
         ("P4+purpose_mechanism", "P4"),
     ]:
         out = tmp_path / f"{change}.parquet"
-        steps.requests(
+        verdicts.requests(
             str(instances), change, spec.name, str(REPO / "config" / "models.yaml"),
             decoding, settings, str(out), upstream_root=str(upstream),
         )  # fmt: skip

@@ -52,6 +52,7 @@ from noveval.engines.providers import Endpoint
 from noveval.engines.servers import serve
 from noveval.judges.aggregation import Rules, aggregate_pointwise
 from noveval.judges.prompts import call_item_id
+from noveval.judges.verdicts import VERDICT_COLUMNS
 from noveval.literature.leakage import cutoff_filter, is_own_paper, without_leakage
 from noveval.literature.semantic_scholar import CLIENT_FIELDS, SemanticScholar
 from noveval.registry import ModelSpec
@@ -731,7 +732,6 @@ def judge_cell(
     from noveval.encoders import SentenceEncoder
     from noveval.files import write_table
     from noveval.judges.instances import read_instances
-    from noveval.judges.steps import VERDICT_COLUMNS
     from noveval.literature.semantic_scholar import from_settings
     from noveval.registry import load_registry
 

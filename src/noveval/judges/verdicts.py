@@ -18,6 +18,27 @@ from noveval.answers import strip_reasoning
 from noveval.judges import authors
 from noveval.judges.prompts import split_item_id
 
+# The columns of a cell's verdicts table (every judge, the dedicated ones included).
+VERDICT_COLUMNS = [
+    "model",
+    "setup",
+    "change",
+    "instance_id",
+    "run",
+    "label",
+    "verdict",
+    "n_calls",
+    "n_failed",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "cached_input_tokens",
+    "cache_creation_tokens",
+    "batch_calls",
+    "latency_s",
+    "web_searches",
+]
+
 KEYS = {"pointwise": "novelty", "pairwise": "more_novel"}
 _FALLBACK = {
     "pointwise": re.compile(r"[\"']?novelty[\"']?\s*[:=]\s*[\"']?(0|1|true|false|yes|no)\b", re.I),
