@@ -20,7 +20,9 @@ rule judges_cost_quality:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.figures", step="noveval.judges.stages.reports"),
+        code=code_version(
+            "noveval.judges.figures", step="noveval.judges.stages.reports"
+        ),
     script:
         "../scripts/judges_cost_quality.py"
 
@@ -46,7 +48,9 @@ rule judges_motivation:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.figures", step="noveval.judges.stages.reports"),
+        code=code_version(
+            "noveval.judges.figures", step="noveval.judges.stages.reports"
+        ),
         model=JUDGES.motivation["model"],
         changes=JUDGES.motivation["changes"],
     script:
@@ -74,7 +78,9 @@ rule judges_d_minus_sources:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.figures", step="noveval.judges.stages.reports"),
+        code=code_version(
+            "noveval.judges.figures", step="noveval.judges.stages.reports"
+        ),
     script:
         "../scripts/judges_d_minus_sources.py"
 
@@ -100,7 +106,9 @@ rule judges_controlled_study:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.figures", step="noveval.judges.stages.reports"),
+        code=code_version(
+            "noveval.judges.figures", step="noveval.judges.stages.reports"
+        ),
     script:
         "../scripts/judges_controlled_study.py"
 
@@ -126,7 +134,9 @@ rule judges_soft_accuracy:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.figures", step="noveval.judges.stages.reports"),
+        code=code_version(
+            "noveval.judges.figures", step="noveval.judges.stages.reports"
+        ),
     script:
         "../scripts/judges_soft_accuracy.py"
 
@@ -152,7 +162,9 @@ rule judges_plan_format_figure:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.figures", step="noveval.judges.stages.reports"),
+        code=code_version(
+            "noveval.judges.figures", step="noveval.judges.stages.reports"
+        ),
         changes=lambda wildcards: JUDGES.other_format_changes(
             wildcards.dataset, "pairwise"
         ),

@@ -28,7 +28,9 @@ rule judges_instances:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.instances", step="noveval.judges.stages.instances"),
+        code=code_version(
+            "noveval.judges.instances", step="noveval.judges.stages.instances"
+        ),
         upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
     script:
         "../scripts/judges_instances.py"
@@ -48,7 +50,9 @@ rule judges_generated_instances:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.generation", step="noveval.judges.stages.instances"),
+        code=code_version(
+            "noveval.judges.generation", step="noveval.judges.stages.instances"
+        ),
         cell=JUDGES.generation_cell(),
         upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
     script:
@@ -71,7 +75,9 @@ rule judges_ideation_instances:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.generation", step="noveval.judges.stages.instances"),
+        code=code_version(
+            "noveval.judges.generation", step="noveval.judges.stages.instances"
+        ),
         cell=JUDGES.generation_cell(),
     script:
         "../scripts/judges_ideation_instances.py"
@@ -90,7 +96,9 @@ rule judges_rewritten_instances:
     conda:
         "../envs/noveval.yaml"
     params:
-        code=code_version("noveval.judges.rewrites", step="noveval.judges.stages.instances"),
+        code=code_version(
+            "noveval.judges.rewrites", step="noveval.judges.stages.instances"
+        ),
         cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/rewrite",
         upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
     script:
@@ -145,7 +153,9 @@ else:
         conda:
             "../envs/noveval.yaml"
         params:
-            code=code_version("noveval.judges.retrieval", step="noveval.judges.stages.instances"),
+            code=code_version(
+                "noveval.judges.retrieval", step="noveval.judges.stages.instances"
+            ),
             registry=config["registry"],
             encoder=JUDGE_RETRIEVAL["encoder"],
             encoder_reference=REGISTRY.encoder(JUDGE_RETRIEVAL["encoder"]),

@@ -14,7 +14,8 @@ from snakemake.utils import update_config
 from noveval.judges import figures, tables
 from noveval.judges.aggregation import TIE
 from noveval.judges.authors import AuthorsPrompts
-from noveval.judges.grid import CHANGES, cell_change, judges_grid, split_change
+from noveval.judges.cells import CHANGES, cell_change, split_change
+from noveval.judges.grid import judges_grid
 from noveval.judges.instances import write_instances
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.stages import reports, verdicts

@@ -20,7 +20,8 @@ from noveval.chat_requests import build_request
 from noveval.engines.client import ClientSettings, send_requests
 from noveval.engines.journal import Journal, read_records
 from noveval.engines.servers import serve
-from noveval.judges.grid import CONTROLLED, DERIVED, PAIRWISE_ONLY, judges_grid
+from noveval.judges.cells import CONTROLLED, DERIVED, PAIRWISE_ONLY
+from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import judge_requests
 from noveval.judges.rewrites import rewrite_requests

@@ -18,7 +18,8 @@ import pandas as pd
 
 from noveval.files import write_table
 from noveval.inference import run_inference
-from noveval.judges.grid import GENERATED, IDEATION, JudgesGrid
+from noveval.judges.cells import GENERATED, IDEATION
+from noveval.judges.layout import JudgesGrid
 from noveval.measured import measure, write_measured
 from noveval.novbench.grid import NovBenchGrid
 from noveval.registry import load_registry

@@ -37,7 +37,7 @@ from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import Calibration, calibrate
-from noveval.judges.grid import DERIVED, LOOPED, OWN_RULE, release_kind, split_change
+from noveval.judges.cells import DERIVED, LOOPED, OWN_RULE, release_kind, split_change
 from noveval.judges.prompts import TOOLS, calls_of, judge_requests
 from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
 from noveval.literature.assisted_search import AssistedSearchPrompts

@@ -6,7 +6,7 @@ import re
 
 from noveval.batches import BATCHES
 from noveval.construction.grid import TRACK as NOVBENCH_CONSTRUCTION
-from noveval.judges.grid import CHANGES
+from noveval.judges.cells import CHANGES
 from noveval.judges.instances import FORMATS
 from noveval.novbench.generation import STRATEGIES
 from noveval.novbench.perturbation import PERTURBATIONS

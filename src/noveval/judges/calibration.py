@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from noveval.judges.grid import DERIVED, LOOPED, split_change
+from noveval.judges.cells import DERIVED, LOOPED, split_change
 from noveval.pricing import BATCH_SHARE
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from adjustText import adjust_text  # noqa: E402
 
-from noveval.judges.grid import CHANGES, IDEATION  # noqa: E402
+from noveval.judges.cells import CHANGES, IDEATION  # noqa: E402
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from noveval.judges import statistics
+from noveval.judges.cells import DERIVED
 from noveval.judges.compute import USD, Compute
-from noveval.judges.grid import DERIVED
 
 CONFIG = ["model", "setup", "change"]
 COMPARISON = ["flip_rate", "difference", "ci_low", "ci_high", "reliable", "significant"]

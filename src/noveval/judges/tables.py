@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from noveval.judges import statistics
-from noveval.judges.grid import CHANGES, IDEATION, STANDARD, VERSUS, split_change
+from noveval.judges.cells import CHANGES, IDEATION, STANDARD, VERSUS, split_change
 
 
 def _pivot(metrics: pd.DataFrame, cells: pd.Series) -> pd.DataFrame:

@@ -40,13 +40,8 @@ import yaml
 
 from noveval.files import read_tables
 from noveval.judges.ai_scientist import system_settings
-from noveval.judges.grid import (
-    CHANGES,
-    STANDARD,
-    configured_changes,
-    split_change,
-    system_models,
-)
+from noveval.judges.cells import CHANGES, STANDARD, configured_changes, split_change
+from noveval.judges.grid import system_models
 from noveval.judges.prompts import calls_of
 from noveval.novbench.paper_tables import ANNOTATIONS_DIGEST
 from noveval.novbench.tables import HUMAN

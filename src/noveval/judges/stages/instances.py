@@ -15,7 +15,7 @@ from noveval.batches import read_responses
 from noveval.files import write_table
 from noveval.judges import generation, instances, rewrites
 from noveval.judges.authors import apply_blocklist, blocked_titles
-from noveval.judges.grid import ideation_setup_name
+from noveval.judges.cells import ideation_setup_name
 from noveval.registry import load_registry
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from noveval.files import read_tables, write_table
 from noveval.judges import instances
 from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
 from noveval.judges.authors import AuthorsPrompts
+from noveval.judges.cells import DERIVED, split_change
 from noveval.judges.compute import Compute
-from noveval.judges.grid import DERIVED, split_change
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.verdicts import VERDICT_COLUMNS, calls_from_responses
 from noveval.registry import load_registry

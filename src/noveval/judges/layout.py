@@ -1,0 +1,362 @@
+"""The judges' results layout: the grid's cells and, for each rule, the files it reads and
+writes."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from noveval.batches import (
+    CELLS,
+    GENERATION,
+    REWRITE,
+    responses_path,
+)
+from noveval.judges import release
+from noveval.judges.cells import (
+    DERIVED,
+    EXPERT_ANNOTATIONS,
+    GENERATED,
+    IDEATION,
+    PURPOSE_MECHANISM,
+    SEARCH_STEPS,
+    STANDARD,
+    VERSUS,
+    JudgeCell,
+    cell_change,
+    instances_path,
+    release_kind,
+    split_change,
+)
+from noveval.judges.instances import FORMATS
+from noveval.judges.prompts import calls_of
+
+
+@dataclass(frozen=True)
+class JudgesGrid:
+    cells: tuple[JudgeCell, ...]
+    datasets: dict[str, dict[str, dict[str, str]]]  # dataset → setup → release kind → file
+    omitted: tuple[str, ...]
+    motivation: dict  # {model, changes}: the judge and the two prompts of the motivating figure
+    rewrite_model: str | None = None  # writes the purpose-mechanism form where no release file
+    base_setup: str | None = None  # whose D₊ ideas the generated setups pair with generated D₋
+    comparisons: tuple[tuple[str, str], ...] = ()  # ideation systems: (stronger, weaker)
+    releases: dict[str, list[release.ReleaseFile]] = field(default_factory=dict)  # downloads
+    substitutes: dict[str, str] = field(default_factory=dict)  # successor → the model it replaces
+    search_model: str | None = None  # the LLM of the assisted literature search (retrieval)
+    # the judges whose cells are skipped (a retired model with no substitution): why, and the
+    # number of cells left out
+    not_runnable: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    def release_download(self, dataset: str, path: str) -> release.ReleaseFile:
+        """The declared release file ``path`` of ``dataset`` (rule judges_download)."""
+        for file in self.releases.get(dataset, []):
+            if file.path == path:
+                return file
+        raise ValueError(f"judges dataset '{dataset}': the release declares no file {path}")
+
+    def release_setups(self) -> str:
+        """Regex of the setups read from release files (rule judges_instances)."""
+        names = sorted({setup for files in self.datasets.values() for setup in files})
+        return "|".join(map(re.escape, names)) or "(?!)"
+
+    def request_inputs(self, results: str, wildcards) -> dict[str, str]:
+        """A cell's instances (``instances-{idea format}`` for another form of the ideas) and, for
+        'retrieval', its related work."""
+        base = f"{results}/judges/{wildcards.dataset}/{wildcards.format}/{wildcards.setup}"
+        change, idea_format = split_change(wildcards.change)
+        inputs = {
+            "instances": instances_path(
+                results, wildcards.dataset, wildcards.format, wildcards.setup, idea_format
+            )
+        }
+        if change == "retrieval":
+            inputs["related"] = f"{base}/related.parquet"
+        return inputs
+
+    def instance_files(self, results: str, dataset: str) -> tuple[list[str], list[str]]:
+        """The instances tables a dataset's cells judge, and the idea format of each."""
+        keys = dict.fromkeys(
+            (cell.format, cell.setup, cell.idea_format)
+            for cell in self.cells
+            if cell.dataset == dataset
+        )
+        paths = [instances_path(results, dataset, *key) for key in keys]
+        return paths, [idea_format for *_, idea_format in keys]
+
+    def other_format_changes(self, dataset: str, format: str | None = None) -> list[str]:
+        """The change names of a dataset's cells (of ``format``) on another form of the ideas."""
+        names = (
+            cell.change
+            for cell in self.cells
+            if cell.dataset == dataset
+            and format in (None, cell.format)
+            and cell.idea_format != STANDARD
+        )
+        return list(dict.fromkeys(names))
+
+    def expert_annotations(self, dataset: str) -> str | None:
+        """The downloaded expert re-judgements of a declared release, if it has them."""
+        for file in self.releases.get(dataset, []):
+            if file.path == EXPERT_ANNOTATIONS:
+                return file.local
+        return None
+
+    def rewritten_source(self, results: str, wildcards) -> dict[str, str]:
+        """Inputs of a setup's purpose-mechanism instances: the release's file, else the
+        rewrite model's answers."""
+        kind = release_kind(wildcards.format, PURPOSE_MECHANISM)
+        files = self.datasets[wildcards.dataset].get(wildcards.setup, {})
+        if kind in files:
+            return {"release": files[kind]}
+        base = f"{results}/judges/{wildcards.dataset}"
+        return {
+            "instances": f"{base}/{wildcards.format}/{wildcards.setup}/instances.parquet",
+            "responses": responses_path(
+                results, "judges", wildcards.dataset, self.rewrite_model, REWRITE
+            ),
+        }
+
+    def rewrites(self, dataset: str) -> list[tuple[str, str]]:
+        """The (format, setup) pairs whose purpose-mechanism form the rewrite model writes (no
+        release file)."""
+        pairs = {
+            (cell.format, cell.setup)
+            for cell in self.cells
+            if cell.dataset == dataset
+            and cell.idea_format == PURPOSE_MECHANISM
+            and release_kind(cell.format, cell.change)
+            not in self.datasets[dataset].get(cell.setup, {})
+        }
+        return sorted(pairs)
+
+    def generators(self, dataset: str | None = None) -> list[str]:
+        """The models whose generated ideas some setup (of ``dataset``) pairs or compares: the
+        pipeline generates them (a release's ideation files hold ideas already written)."""
+        names = []
+        for cell in self.cells:
+            if dataset not in (None, cell.dataset) or cell.setup in self.datasets[cell.dataset]:
+                continue
+            if cell.setup.startswith(GENERATED):
+                names.append(cell.setup.removeprefix(GENERATED))
+            elif cell.setup.startswith(IDEATION):
+                names += cell.setup.removeprefix(IDEATION).split(VERSUS)
+        return list(dict.fromkeys(names))
+
+    def batch_requests(self, results: str, dataset: str, model: str, batch: str) -> list[str]:
+        """The requests tables one inference job of ``model`` on ``dataset`` answers: its judge
+        cells, its generated ideas, or its rewrites."""
+        folder = f"{results}/judges/{dataset}/{model}"
+        if batch == GENERATION:
+            return [f"{folder}/{GENERATION}/{self.base_setup}/requests.parquet"]
+        if batch == REWRITE:
+            return [
+                f"{folder}/{format}/{setup}/{REWRITE}/requests.parquet"
+                for format, setup in self.rewrites(dataset)
+            ]
+        if batch in SEARCH_STEPS:
+            return [
+                f"{folder}/{format}/{setup}/{batch}/requests.parquet"
+                for format, setup in self.searches(dataset)
+            ]
+        if batch != CELLS:
+            raise ValueError(f"judges have no inference batch '{batch}'")
+        return [
+            f"{cell.folder(results)}/requests.parquet"
+            for cell in self.cells
+            if cell.dataset == dataset and cell.model == model and cell.batched
+        ]
+
+    def batches(self) -> list[tuple[str, str, str]]:
+        """Every inference job as (dataset, model, batch)."""
+        jobs = dict.fromkeys(
+            (cell.dataset, cell.model, CELLS) for cell in self.cells if cell.batched
+        )
+        for dataset in self.datasets:
+            if self.rewrites(dataset):
+                jobs[(dataset, self.rewrite_model, REWRITE)] = None
+            for generator in self.generators(dataset):
+                jobs[(dataset, generator, GENERATION)] = None
+            if self.searches(dataset):
+                for step in SEARCH_STEPS:
+                    jobs[(dataset, self.search_model, step)] = None
+        return list(jobs)
+
+    def instance_count(self, dataset: str, setup: str, format: str) -> int:
+        """Instances of a setup's release file of ``format`` (a generated or ideation setup:
+        the base setup's), from the file on disk, else the release's declaration (0: none)."""
+        files = self.datasets[dataset].get(setup) or self.datasets[dataset].get(self.base_setup)
+        path = (files or {}).get(format) or (files or {}).get("pairwise")
+        if path is None:
+            return 0
+        if Path(path).is_file():
+            return _release_size(path)
+        declared = [f.instances for f in self.releases.get(dataset, []) if f.local == path]
+        return (declared[0] or 0) if declared else 0
+
+    def batch_calls(self, dataset: str, model: str, batch: str, calls: dict, by_change: dict):
+        """Calls of one inference batch, estimated from the release files alone (the job's
+        size when the DAG is built): a cell's instances times its calls per instance; one
+        call per pair of the base setup (generation) or per instance (rewrite)."""
+        if batch == GENERATION:
+            return self.instance_count(dataset, self.base_setup, "pairwise")
+        if batch == REWRITE:
+            return sum(self.instance_count(dataset, s, f) for f, s in self.rewrites(dataset))
+        if batch in SEARCH_STEPS:  # one call per idea searched for
+            return sum(
+                self.instance_count(dataset, s, f) * (2 if f == "pairwise" else 1)
+                for f, s in self.searches(dataset)
+            )
+        total = 0
+        for cell in self.cells:
+            if cell.dataset != dataset or cell.model != model or not cell.batched:
+                continue
+            each = calls_of(cell.prompt_change, calls, by_change)
+            pairwise = cell.format == "pairwise"
+            per = 2 * each["pairwise_per_order"] if pairwise else each["pointwise"]
+            total += per * self.instance_count(dataset, cell.setup, cell.format)
+        return total
+
+    def searches(self, dataset: str) -> list[tuple[str, str]]:
+        """The (format, setup) pairs whose ideas the assisted literature search serves."""
+        if not self.search_model:
+            return []
+        pairs = {
+            (cell.format, cell.setup)
+            for cell in self.cells
+            if cell.dataset == dataset and cell.prompt_change == "retrieval"
+        }
+        return sorted(pairs)
+
+    def search_requests(self, results: str, wildcards, step: str = "search_queries") -> str:
+        """The requests table of one assisted-search step of a (dataset, format, setup)."""
+        return (
+            f"{results}/judges/{wildcards.dataset}/{self.search_model}/{wildcards.format}/"
+            f"{wildcards.setup}/{step}/requests.parquet"
+        )
+
+    def search_responses(self, results: str, dataset: str, step: str) -> str:
+        """The responses table of one assisted-search step of a dataset."""
+        return responses_path(results, "judges", dataset, self.search_model, step)
+
+    def generated_ideas(self, results: str, dataset: str, generator: str) -> str:
+        """The responses table holding a generator's ideas (its generation batch)."""
+        return responses_path(results, "judges", dataset, generator, GENERATION)
+
+    def generation_cell(self) -> str:
+        return f"{GENERATION}/{self.base_setup}"
+
+    def release_file(self, dataset: str, setup: str, kind: str) -> str:
+        """The release YAML of one setup and kind (see ``release_kind``)."""
+        return self.datasets[dataset][setup][kind]
+
+    def blocklist_pairs(self, wildcards, change: str = "reference") -> list[str]:
+        """The pairwise release file in which a pointwise release file's blocked partners are
+        found (the purpose-mechanism form's in ``pairwise_plan``); none for a pairwise file, for
+        a form the release lacks, or where the release has no such pairwise file."""
+        files = self.datasets[wildcards.dataset].get(wildcards.setup, {})
+        if wildcards.format != "pointwise" or release_kind("pointwise", change) not in files:
+            return []
+        pairs = files.get(release_kind("pairwise", change))
+        return [pairs] if pairs else []
+
+    def formats(self, dataset: str) -> list[str]:
+        return [
+            f for f in FORMATS if any(c.dataset == dataset and c.format == f for c in self.cells)
+        ]
+
+    def on_disk(self) -> list[str]:
+        """The release files already on disk (the compute plan reads them)."""
+        paths = {
+            path
+            for setups in self.datasets.values()
+            for kinds in setups.values()
+            for path in kinds.values()
+        }
+        return sorted(path for path in paths if Path(path).is_file())
+
+    def metrics_paths(self, results: str, dataset: str) -> list[str]:
+        """The metrics tables of every format a dataset's cells have."""
+        return [
+            f"{results}/judges/{dataset}/{format}/metrics.parquet"
+            for format in self.formats(dataset)
+        ]
+
+    def verdict_paths(self, results: str, dataset: str, format: str) -> list[str]:
+        return [
+            f"{cell.folder(results)}/verdicts.parquet"
+            for cell in self.cells
+            if cell.dataset == dataset and cell.format == format
+        ]
+
+    def flip_baselines(self) -> dict[str, list[str] | None]:
+        """The runs flips are counted against: the reference, for every change; and the
+        motivating figure's first prompt, for its others (the paper's motivating example)."""
+        baselines: dict[str, list[str] | None] = {"reference": None}
+        first, *others = self.motivation["changes"] or ["reference"]
+        if first != "reference" and others:
+            baselines[first] = others
+        return baselines
+
+    def models_used(self) -> set[str]:
+        used = {cell.model for cell in self.cells} | set(self.generators())
+        if self.rewrite_model and any(cell.idea_format == PURPOSE_MECHANISM for cell in self.cells):
+            used.add(self.rewrite_model)
+        return used
+
+    def responses(self, results: str, wildcards) -> str:
+        """The responses table a cell's verdicts come from (its model's batch)."""
+        return responses_path(results, "judges", wildcards.dataset, wildcards.model, CELLS)
+
+    @staticmethod
+    def response_cell(wildcards) -> str:
+        """The cell whose responses a cell's verdicts read: no aggregation reads the reference
+        run's (on the same form of the ideas)."""
+        change, idea_format = split_change(wildcards.change)
+        source = cell_change("reference", idea_format) if change in DERIVED else wildcards.change
+        return f"{wildcards.format}/{wildcards.setup}/{source}"
+
+    def outputs(self, results: str) -> list[str]:
+        """Everything the ``judges`` target builds: metrics, tables and figures per dataset."""
+        paths = [file.local for files in self.releases.values() for file in files]
+        for dataset in self.datasets:
+            formats = self.formats(dataset)
+            folder = f"{results}/judges/{dataset}"
+            for format in formats:
+                paths += [
+                    f"{folder}/{format}/{name}"
+                    for name in ("metrics.csv", "tables.md", "controlled_study.png")
+                ]
+            if formats:
+                paths += [
+                    f"{folder}/{name}"
+                    for name in (
+                        "cost_quality.png",
+                        "d_minus_sources.png",
+                        "flip_rates.csv",
+                        "flip_rates.md",
+                        "dataset_sizes.csv",
+                        "dataset_sizes.md",
+                    )
+                ]
+            if "pairwise" in formats:
+                paths.append(f"{folder}/pairwise/soft_accuracy.png")
+                if self.motivation["model"]:
+                    paths.append(f"{folder}/motivation.png")
+                if self.other_format_changes(dataset, "pairwise"):
+                    paths.append(f"{folder}/pairwise/plan_format.png")
+            if self.other_format_changes(dataset):
+                paths.append(f"{folder}/plan_format.csv")
+            if any(c.dataset == dataset and c.setup.startswith(IDEATION) for c in self.cells):
+                paths += [f"{folder}/ideation.md", f"{folder}/ideation.csv"]
+            if self.expert_annotations(dataset):
+                paths += [f"{folder}/expert_study.csv", f"{folder}/expert_study.md"]
+        return paths
+
+
+@functools.cache
+def _release_size(path: str) -> int:
+    """Instances of a release file on disk (read once per run: job sizes ask for it often)."""
+    return len(release.read_release(path))
