@@ -1,4 +1,4 @@
-from noveval.judges import scideator
+from noveval.judges.scideator_prompts import upstream_files
 
 # The Idea Novelty Checker's cells: on the submit host, like the searched related work (it needs
 # the network, hardly a CPU, and shares the Semantic Scholar pace); its verdicts in the judges'
@@ -18,7 +18,7 @@ rule judges_scideator:
         upstream=(
             [
                 f"{NOVELTY_CHECKER}/{path}"
-                for path in scideator.upstream_files(SCIDEATOR["examples"])
+                for path in upstream_files(SCIDEATOR["examples"])
             ]
             if CHECKER_PINNED
             else []

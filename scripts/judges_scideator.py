@@ -1,6 +1,7 @@
 """Rule judges_scideator: the Idea Novelty Checker on one cell's pointwise ideas."""
 
 from noveval.judges import scideator
+from noveval.judges.scideator_prompts import upstream_root
 from noveval.logs import log_to
 
 with log_to(snakemake.log[0]):
@@ -16,9 +17,7 @@ with log_to(snakemake.log[0]):
         settings=snakemake.params.settings,
         literature=snakemake.params.literature,
         checker_root=(
-            scideator.upstream_root(snakemake.input.upstream[0])
-            if snakemake.params.pinned
-            else None
+            upstream_root(snakemake.input.upstream[0]) if snakemake.params.pinned else None
         ),
         log_path=snakemake.log[0],
         all_failed=snakemake.params.all_failed,

@@ -19,24 +19,30 @@ from noveval.engines.servers import serve
 from noveval.judges.aggregation import FAILED, TIE
 from noveval.judges.scideator import (
     Backbone,
-    BuiltinPrompts,
     Check,
     Cut,
-    Literature,
+    run_checks,
+    verdict_rows,
+)
+from noveval.judges.scideator_prompts import (
+    BuiltinPrompts,
     Prompts,
     UpstreamFunction,
     decision_of,
-    embedding_text,
     load_prompts,
-    most_similar,
     opened_file,
     parse_keywords,
     parse_verdict,
+)
+from noveval.judges.scideator_ranking import (
+    embedding_text,
+    most_similar,
     permutation,
     reranked,
-    run_checks,
-    verdict_rows,
     windows,
+)
+from noveval.judges.scideator_search import (
+    Literature,
 )
 from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.registry import load_registry
