@@ -43,13 +43,8 @@ def job(tmp_path: Path, loopback, calls: int, budget: dict) -> dict:
     """run_inference's arguments for one NovBench cell of ``calls`` calls of gpt-4o, live."""
     registry = loopback_registry(tmp_path / "models.yaml", loopback, MODEL)
     spec = load_registry(registry).model(MODEL)
-    rows = [
-        {
-            **build_request(f"paper-{n}", spec, [{"role": "user", "content": f"Paper {n}?"}], {}),
-            "cell": "zero_shot/none",
-        }
-        for n in range(calls)
-    ]
+    messages = [[{"role": "user", "content": f"Paper {n}?"}] for n in range(calls)]
+    rows = [build_request(f"paper-{n}", spec, m, {}) for n, m in enumerate(messages)]
     model_folder = tmp_path / "results" / "novbench" / "tiny" / MODEL
     requests = model_folder / "zero_shot" / "none" / "requests.parquet"
     requests.parent.mkdir(parents=True, exist_ok=True)
@@ -108,7 +103,16 @@ def test_the_plan_prices_only_the_calls_no_journal_answered(tmp_path, loopback):
     (folder / "earlier.jsonl").write_text(json.dumps(earlier) + "\n")
     registry = load_registry(arguments["registry_path"])
     pending = [
-        PendingJob("novbench", "tiny", MODEL, "cells", "1-of-1", arguments["requests_paths"], 0)
+        PendingJob(
+            "novbench",
+            "tiny",
+            MODEL,
+            "cells",
+            "1-of-1",
+            arguments["requests_paths"],
+            0,
+            arguments["responses_path"],
+        )
     ]
     caps = {"novbench": 100}
     live = planned_cost(

@@ -112,6 +112,7 @@ class PendingJob:
     chunk: str
     requests: list[str]  # its requests tables (written or not yet)
     estimated_calls: int  # the DAG's estimate, for tables not written yet
+    responses: str  # its responses table (under the model's folder, as run_inference reads it)
 
 
 def planned_cost(
@@ -127,6 +128,7 @@ def planned_cost(
     cell, calls, usd. ``max_tokens``: the output cap by track; ``batch_api``: config
     ``inference.batch_api``."""
     from noveval.engines.provider_batches import uses_batch_api
+    from noveval.inference import batch_requests  # which imports this module
     from noveval.plan import output_tokens_per_call, request_tokens
 
     rows, answered = [], {}
@@ -138,7 +140,8 @@ def planned_cost(
         )
         where = {"track": job.track, "dataset": job.dataset, "model": job.model}
         if job.requests and all(Path(path).exists() for path in job.requests):
-            requests = pd.concat([pd.read_parquet(path) for path in job.requests])
+            model_folder = Path(job.responses).parents[2]
+            requests = batch_requests(job.requests, model_folder, job.model)
             unique = requests.drop_duplicates("request_id")
             mine = set(chunk_ids(unique["request_id"].tolist(), job.chunk))
             if job.model not in answered:
@@ -281,6 +284,7 @@ def pending_jobs(jobs, registry, inference_jobs) -> list[PendingJob]:
                 chunk=wildcards.get("chunk", "1-of-1"),
                 requests=[requests] if isinstance(requests, str) else list(requests),
                 estimated_calls=estimated,
+                responses=job.output[0],
             )
         )
     return pending
