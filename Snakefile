@@ -5,6 +5,7 @@ import sys
 from snakemake.settings.types import DeploymentMethod
 from snakemake.utils import min_version, validate
 
+from noveval.budget import check_run as check_budget
 from noveval.literature.semantic_scholar import (
     require_api_key_for as require_search_key,
 )
@@ -60,6 +61,11 @@ onstart:
     require_search_key(
         workflow.dag.needrun_jobs(), config["literature"]["semantic_scholar"]
     )
+    # The planned cost of the calls no journal answered, against config budget (noveval.budget).
+    if planned := check_budget(
+        workflow.dag.needrun_jobs(), config, REGISTRY, JOBS, CACHE
+    ):
+        print(planned, file=sys.stderr)
 
 
 # Every inference cell whose calls failed for good, from the jobs' failure reports.
@@ -96,6 +102,7 @@ include: "rules/plan.smk"
 include: "rules/pilot.smk"
 include: "rules/reproduction.smk"
 include: "rules/preflight.smk"
+include: "rules/budget.smk"
 
 
 rule novbench:

@@ -60,6 +60,8 @@ rule plan:
         novbench_construction=NOVBENCH_CONSTRUCTION.section,
         novbench_upstream=config["upstream"]["novbench"] or NOVBENCH_UPSTREAM,
         not_runnable=JUDGES.not_runnable,
+        # the DAG's chunks of each inference batch, as the site file splits them (rule infer)
+        chunks=lambda wildcards: JOBS.batch_chunks(),
         code=code_version(
             "noveval.plan",
             "noveval.construction.judge_plan",

@@ -36,6 +36,11 @@ rule reproduction_report:
                 AUTHORS_SCRIPTS,
                 PAPER_TABLES,
                 NOVBENCH_CONSTRUCTION.validation_scores(RESULTS),
+                [  # the commit each open model ran at
+                    manifest
+                    for model in config["novbench"]["models"]
+                    for manifest in weights_inputs(REGISTRY.model(model), RESULTS)
+                ],
             )
         ),
     output:

@@ -1,6 +1,12 @@
 rule novbench_table:
     input:
         scores=lambda wildcards: NOVBENCH.score_paths(RESULTS, wildcards.dataset),
+        # the open models' weights manifests: the notes name the commit each ran at
+        weights=[
+            manifest
+            for model in config["novbench"]["models"]
+            for manifest in weights_inputs(REGISTRY.model(model), RESULTS)
+        ],
     output:
         csv=report(
             f"{RESULTS}/novbench/{{dataset}}/table.csv",

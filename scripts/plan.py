@@ -24,6 +24,7 @@ with log_to(snakemake.log[0]):
         novbench_construction=snakemake.params.novbench_construction,
         novbench_upstream=snakemake.params.novbench_upstream,
         not_runnable=snakemake.params.not_runnable,
+        chunks=snakemake.params.chunks,
         csv_path=snakemake.output.csv,
         markdown_path=snakemake.output.markdown,
     )

@@ -11,4 +11,5 @@ with log_to(snakemake.log[0]):
         cache=snakemake.params.cache,
         manifest=snakemake.output[0],
         allow_unpinned=snakemake.params.allow_unpinned,
+        lock=snakemake.params.lock,
     )

@@ -354,20 +354,13 @@ class PaperGrid:
     plan: Path  # the plan's folder: compute_plan.csv, compute_plan.md
 
 
-@pytest.fixture(scope="session")
-def paper_grid(tmp_path_factory) -> PaperGrid:
-    """``config/paper.yaml`` planned once for the tests that read it: a dry run with the SLURM
-    profile and the ``plan`` target, with no cluster file and no API key, against a site file
-    whose partitions allow :data:`PAPER_GRID_MINUTES` (shorter than the shipped one's), with the
-    conda stand-in, which the profile's conda deployment asks for its platform."""
-    folder = tmp_path_factory.mktemp("paper-grid")
+def plan_paper_grid(folder: Path, site_file: Path) -> PaperGrid:
+    """``config/paper.yaml`` dry-run with the SLURM profile and planned (results under
+    ``folder``) against ``site_file``, with no cluster file and no API key, with the conda
+    stand-in, which the profile's conda deployment asks for its platform."""
     overlay = write_yaml(folder / "results.yaml", {"results": str(folder / "results")})
     configs = ["--configfile", "config/config.yaml", "config/paper.yaml", str(overlay)]
     keys = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
-    site = yaml.safe_load((REPO / "profiles" / "slurm" / "site.yaml").read_text())
-    for partition in site["partitions"].values():
-        partition["max_runtime"] = PAPER_GRID_MINUTES
-    site_file = write_yaml(folder / "site.yaml", site)
     env = snakemake_env(
         **dict.fromkeys(keys, ""), SLURM_CONF="/nonexistent", NOVEVAL_SLURM_SITE=str(site_file)
     )
@@ -375,3 +368,23 @@ def paper_grid(tmp_path_factory) -> PaperGrid:
     dry = run_snakemake("-n", "--profile", "profiles/slurm", *configs, env=env)
     run_snakemake("--cores", "1", "plan", *configs, env=env)
     return PaperGrid(dry.stdout + dry.stderr, folder / "results" / "plan")
+
+
+@pytest.fixture(scope="session")
+def paper_grid(tmp_path_factory) -> PaperGrid:
+    """``config/paper.yaml`` planned once for the tests that read it (:func:`plan_paper_grid`),
+    against a site file whose partitions allow :data:`PAPER_GRID_MINUTES` (shorter than the
+    shipped one's)."""
+    folder = tmp_path_factory.mktemp("paper-grid")
+    site = yaml.safe_load((REPO / "profiles" / "slurm" / "site.yaml").read_text())
+    for partition in site["partitions"].values():
+        partition["max_runtime"] = PAPER_GRID_MINUTES
+    return plan_paper_grid(folder, write_yaml(folder / "site.yaml", site))
+
+
+@pytest.fixture(scope="session")
+def shipped_site_grid(tmp_path_factory) -> PaperGrid:
+    """``config/paper.yaml`` planned (:func:`plan_paper_grid`) against the shipped site file,
+    profiles/slurm/site.yaml."""
+    folder = tmp_path_factory.mktemp("paper-grid-shipped-site")
+    return plan_paper_grid(folder, REPO / "profiles" / "slurm" / "site.yaml")

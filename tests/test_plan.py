@@ -273,6 +273,58 @@ def test_paper_grid_has_no_job_over_the_partitions_limit(paper_grid):
     assert chunks["deepseek-r1-distill-llama-70b"] > chunks["qwen3-8b"] > 1
 
 
+def dry_run_jobs(dry_run: str) -> Counter:
+    """Jobs a dry run lists, per (rule, model wildcard), grouped jobs' rules included."""
+    jobs = Counter()
+    for block in re.split(r"\n(?=\s*(?:local)?rule \w+:)", dry_run):
+        if rule := re.match(r"\s*(?:local)?rule (\w+):", block):
+            model = re.search(r"\n\s+wildcards: .*\bmodel=([^,\n]+)", block)
+            jobs[rule.group(1), model.group(1) if model else ""] += 1
+    return jobs
+
+
+def plan_jobs(plan_folder: Path) -> Counter:
+    """The compute plan's jobs per (rule, model) of the tracks the default target runs."""
+    table = pd.read_csv(plan_folder / "compute_plan.csv")
+    rows = table[table["track"].isin(["novbench", "judges"]) & (table["model"] != "all")]
+    return Counter(
+        {
+            key: count
+            for key, count in rows.groupby(["rule", "model"])["jobs"].sum().items()
+            if count
+        }
+    )
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("grid", ["paper_grid", "shipped_site_grid"])
+def test_plan_counts_the_jobs_of_the_dry_run_per_rule_and_model(grid, request):
+    """The plan's jobs are the DAG's: per rule and model, for the 600-minute site (the 70B
+    model's batches split into many chunks) and for the shipped one (fewer)."""
+    planned = request.getfixturevalue(grid)
+    jobs = plan_jobs(planned.plan)
+    dry = dry_run_jobs(planned.dry_run)
+    assert jobs == Counter(
+        {key: count for key, count in dry.items() if key[0] in {r for r, _ in jobs}}
+    )
+    assert {rule for rule, _ in jobs} >= {
+        "infer",
+        "infer_api",
+        "novbench_score",
+        "judges_scideator",
+    }
+    table = pd.read_csv(planned.plan / "compute_plan.csv")
+    seventy = table[(table["model"] == "deepseek-r1-distill-llama-70b") & (table["jobs"] > 0)]
+    site = yaml.safe_load((REPO / "profiles" / "slurm" / "site.yaml").read_text())
+    minutes = (
+        PAPER_GRID_MINUTES
+        if grid == "paper_grid"
+        else site["partitions"]["gpu-a100"]["max_runtime"]
+    )
+    # each job within the site's share of its partition (the DAG's chunking), not the batch's hours
+    assert 0 < seventy["job_hours_max"].max() * 60 <= site["job_share"] * minutes
+
+
 def planned_resource(dry_run: str, name: str) -> list[tuple[str, dict[str, str], str]]:
     """(rule, wildcards, value of resource ``name``) of each job a dry run lists with it."""
     found = []

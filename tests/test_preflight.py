@@ -154,9 +154,16 @@ def test_every_download_of_the_grid_is_pinned_or_named():
     one = [replace(downloads[0], revision=None)]
     assert pinned_check(one, False).line() == (
         f"FAIL  revisions: no revision in config/models.yaml: {one[0].name} "
-        f"({one[0].reference}); pin a hub commit for each"
+        f"({one[0].reference}); pin a hub commit for each, or set weights.allow_unpinned: lock "
+        "to lock main's commit at the first download"
     )
-    assert pinned_check(one, True).ok is True  # weights.allow_unpinned: main, recorded
+    # main at each download is not enough: the grid locks it, or the lock file holds its commit
+    assert pinned_check(one, True).ok is False
+    assert pinned_check(one, "lock").ok is True
+    locked = {one[0].name: {"repository": one[0].reference, "commit": "c" * 40}}
+    assert pinned_check(one, False, locked) == Check(
+        "revisions", True, f"0 pinned; locked: {one[0].name}@{'c' * 12} (the lock file's commits)"
+    )
 
 
 def test_gated_model_without_token(tmp_path):

@@ -3,14 +3,17 @@ nothing fetched again, the vLLM command line on the snapshot with the hub off, g
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, run_snakemake, snakemake_env, write_yaml
@@ -19,13 +22,18 @@ from safetensors.numpy import save
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from noveval.engines.servers import server_command, server_environment
+from noveval.novbench import tables
+from noveval.novbench.tables import SCORERS
 from noveval.plan import weights_table
+from noveval.preflight import pinned_check
 from noveval.registry import RegistryError, load_registry
+from noveval.reproduction import report
 from noveval.weights import (
     WeightsError,
     download,
     downloadable,
     local_weights,
+    ran_at,
     scorer_weights_inputs,
     snapshot_folder,
     use_offline,
@@ -135,6 +143,7 @@ def test_weights_rule_downloads_once_and_jobs_serve_the_snapshot_offline(
         "files": [{"path": name, "bytes": sizes[name]} for name in sorted(served)],
         "bytes": sum(sizes[name] for name in served),
         "added_bytes": sum(sizes[name] for name in served),
+        "locked": False,
     }
 
     # Another results folder on the same cache: nothing is fetched again; an unpinned model is
@@ -213,6 +222,109 @@ def test_weights_rule_downloads_once_and_jobs_serve_the_snapshot_offline(
     }
 
 
+NEWER = "fedcba9876543210fedcba9876543210fedcba98"
+
+
+def downloads_through(env: dict, *calls: list) -> list[dict]:
+    """The records of :func:`noveval.weights.download` called with each of ``calls``, in a
+    process whose hub is the environment's (huggingface_hub reads HF_ENDPOINT at import)."""
+    script = (
+        "import json, sys\nfrom noveval.weights import download\n"
+        "print(json.dumps([download(*call) for call in json.loads(sys.argv[1])]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(calls)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def git_blob_id(content: bytes) -> str:
+    """The git object id of a file's content (the hub's digest of a file not in LFS)."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+@pytest.mark.workflow
+def test_an_unpinned_model_is_locked_at_its_first_download_and_stays_there(
+    tmp_path, tiny_config, hub
+):
+    """weights.allow_unpinned: lock resolves main at the first download and records it in the
+    lock file; after main moves, a fresh results folder (the same lock) downloads the locked
+    commit; a registry revision wins over the lock; the reproduction report's conditions and
+    the NovBench table's notes name the commit."""
+    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
+    registry["models"]["qwen3-8b"].update(reference=REPO_ID, revision=None)
+    registry_path = write_yaml(tmp_path / "models.yaml", registry)
+    lock = tmp_path / "weights.lock.yaml"
+    site = write_yaml(tmp_path / "site.yaml", {"weights_cache": str(tmp_path / "cache")})
+    env = snakemake_env(HF_ENDPOINT=hub.endpoint, NOVEVAL_SLURM_SITE=str(site), HF_TOKEN="")
+
+    top = {
+        "registry": str(registry_path),
+        "weights": {"allow_unpinned": "lock", "lock": str(lock)},
+    }
+    target = tmp_path / "results" / "weights" / "qwen3-8b.json"
+    config = tiny_config("lock.yaml", top=top)
+    run_snakemake("--configfile", str(config), "--cores", "1", str(target), env=env)
+    first = json.loads(target.read_text())
+    entries = yaml.safe_load(lock.read_text())
+    files = tiny_model()
+    assert entries == {
+        "qwen3-8b": {
+            "repository": REPO_ID,
+            "commit": COMMIT,
+            "files": {name: f"git-sha1:{git_blob_id(files[name])}" for name in sorted(SERVED)},
+        }
+    }
+    assert (first["revision"], first["pinned"], first["locked"]) == (COMMIT, False, True)
+
+    # main moves on (a new README): a fresh download (another results folder, the same lock,
+    # as rule weights calls it) still fetches the locked commit
+    repository = hub.repositories[REPO_ID]
+    repository.commits[NEWER] = {**files, "README.md": b"# tiny-llm, moved on\n"}
+    repository.main = NEWER
+    hub.requests.clear()
+    manifest = tmp_path / "again" / "qwen3-8b.json"
+    again, pinned = downloads_through(  # the second: a registry revision wins over the lock
+        env,
+        ["qwen3-8b", REPO_ID, None, str(tmp_path / "cache"), str(manifest), "lock", str(lock)],
+        ["qwen3-8b", REPO_ID, OLDER, str(tmp_path / "cache"), str(tmp_path / "p.json"), "lock"],
+    )
+    assert (again["revision"], again["locked"]) == (COMMIT, True)
+    assert hub.requests and not [p for _, p in hub.requests if NEWER in p or "/main" in p]
+    assert yaml.safe_load(lock.read_text()) == entries
+    assert (pinned["revision"], pinned["pinned"], pinned["locked"]) == (OLDER, True, False)
+
+    # preflight's revisions check reads the lock
+    check = pinned_check([load_registry(registry_path).model("qwen3-8b")], False, entries)
+    assert check.ok and f"locked: qwen3-8b@{COMMIT[:12]}" in check.detail
+
+    # the commit in the reproduction report's conditions and in the NovBench table's notes
+    basis = report.with_commits(
+        {"run": {"novbench": {"weights": {}}}, "paper": {}}, [str(manifest)]
+    )
+    assert basis["run"]["novbench"]["weights"] == {"qwen3-8b": COMMIT}
+    row = SimpleNamespace(
+        model="qwen3-8b", metric="dist_acc", dataset="emnlp2023", strategy="zero",
+        perturbation="none",
+    )  # fmt: skip
+    settings = {**basis["run"]["novbench"], "prompts": "authors", "decoding": {}, "models": {}}
+    settings["settings"] = {}
+    table = pd.DataFrame([{"model": "human", "n_papers": 3}])
+    found = report.novbench_conditions(row, settings, table, {}, "0" * 64)
+    assert report.flat(found)["weights.commit"] == COMMIT
+    summary = pd.DataFrame(
+        [{"model": "qwen3-8b", "strategy": "zero", "perturbation": "none", "relevance": 3.4}]
+    ).assign(**dict.fromkeys(SCORERS, "-"))
+    markdown = tmp_path / "table.md"
+    tables.write(summary, tmp_path / "table.csv", markdown, commits=ran_at([manifest]))
+    assert f"Weights (hub commits): qwen3-8b {REPO_ID}@{COMMIT}." in markdown.read_text()
+
+
 def test_an_unpinned_model_is_refused_without_the_setting(tmp_path):
     manifest = tmp_path / "tiny-vllm-main.json"
     with pytest.raises(WeightsError) as refused:
@@ -221,7 +333,7 @@ def test_an_unpinned_model_is_refused_without_the_setting(tmp_path):
         "model 'tiny-vllm-main': no revision pinned for noveval-test/tiny-llm in "
         "config/models.yaml; pin a commit (revision: <40 hex digits>), or set "
         "weights.allow_unpinned: true in the config to download main and record its commit in "
-        "the manifest"
+        "the manifest (lock: and in the lock file, for every later download)"
     )
     assert not manifest.exists()
 

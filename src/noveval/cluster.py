@@ -152,6 +152,15 @@ class InferenceJobs:
         """The chunk names of one batch (rule infer's ``chunk`` wildcard)."""
         return chunk_names(self.size(track, dataset, model, batch)[0])
 
+    def batch_chunks(self) -> dict[str, int]:
+        """The chunks (jobs) of every inference batch, by ``track/dataset/model/batch``: the
+        compute plan's jobs (rule plan's ``chunks``)."""
+        return {
+            "/".join((track, *batch)): self.size(track, *batch)[0]
+            for track, grid in self.grids.items()
+            for batch in grid.batches()
+        }
+
     def chunk_paths(self, results: str, wildcards) -> list[str]:
         """The responses tables of a batch's chunks (rule responses' inputs)."""
         batch = (wildcards.track, wildcards.dataset, wildcards.model, wildcards.batch)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from noveval.budget import Budget, record_spend, require_room
 from noveval.chat_requests import RESPONSE_COLUMNS
 from noveval.chunks import chunk_ids
 from noveval.engines.client import ClientSettings, send_requests
@@ -64,6 +65,8 @@ def run_inference(
     threads: int = 1,
     weights_manifests: list[str | Path] = (),
     chunk: str = "1-of-1",
+    budget: dict | None = None,
+    track: str = "",
 ) -> Sent | None:
     """Answer every request of the batch, reusing journaled answers, and write its responses.
 
@@ -75,8 +78,11 @@ def run_inference(
     ``settings["failure_budget"]`` allows; within the budget they are written with their error.
     ``failures_path`` receives the count per cell for the run's summary. ``weights_manifests``:
     the downloaded weights a vLLM server reads offline (rule weights). ``chunk`` (``k-of-n``):
-    the share of the batch's calls this job answers (``noveval.chunks``). Returns what this run
-    sent, and when (None: the journals answered every call).
+    the share of the batch's calls this job answers (``noveval.chunks``). ``budget`` (config
+    ``budget``): the job reads the ledger before each slice of its calls and stops with
+    :class:`noveval.budget.BudgetExceeded` past a cap of ``track`` (``noveval.budget``), its
+    answered calls journaled. Returns what this run sent, and when (None: the journals answered
+    every call).
     """
     registry = load_registry(registry_path)
     spec = registry.model(model)
@@ -86,7 +92,9 @@ def run_inference(
     mine = chunk_ids(requests["request_id"].drop_duplicates().tolist(), chunk)
     requests = requests[requests["request_id"].isin(mine)].reset_index(drop=True)
     unique = requests.drop_duplicates("request_id")
-    journal = Journal(Path(cache_dir) / model, job_name=_job_name(responses_path))
+    job_name = _job_name(responses_path)
+    journal = Journal(Path(cache_dir) / model, job_name=job_name)
+    caps = Budget.from_config({"budget": budget})
     finished = journal.finished()
     pending = unique[~unique["request_id"].isin(finished)].to_dict("records")
     log.info(
@@ -112,10 +120,16 @@ def run_inference(
         starting = time.monotonic()
         with journal, serve(spec, log_path, timeout, threads, weights, probe) as end:
             sending = time.monotonic()
-            if batched:
-                send_batches(pending, end, journal, BatchSettings.of(settings), spec.cost_usd)
-            else:
-                send_requests(pending, end, journal, client_settings, spec.cost_usd)
+            # a capped run sends its calls in slices, reading the ledger before each
+            size = caps.check_every_calls if caps.capped and not batched else len(pending)
+            for start in range(0, len(pending), size):
+                require_room(caps, cache_dir, track, job)
+                part = pending[start : start + size]
+                if batched:
+                    send_batches(part, end, journal, BatchSettings.of(settings), spec.cost_usd)
+                else:
+                    send_requests(part, end, journal, client_settings, spec.cost_usd)
+                record_spend(cache_dir, track, job_name, journal.path)
             sent = Sent(
                 tuple(request["request_id"] for request in pending),
                 server_start_s=sending - starting,
@@ -210,8 +224,8 @@ def _latest_failures(
 def job_arguments(snakemake) -> dict:
     """What every rule that answers a requests table (``infer``, ``pilot_infer``,
     ``construction_judges_infer``) gives :func:`run_inference` from its Snakemake job: the
-    requests, weights, model, registry, journal folder, settings with the failure budget, logs
-    and threads."""
+    requests, weights, model, registry, journal folder, settings with the failure budget, logs,
+    threads, and the budget and track its calls count against."""
     return {
         "requests_paths": list(snakemake.input.requests),
         "weights_manifests": list(snakemake.input.weights),
@@ -225,4 +239,6 @@ def job_arguments(snakemake) -> dict:
         "log_path": snakemake.log[0],
         "failures_path": snakemake.log.failures,
         "threads": snakemake.threads,
+        "budget": snakemake.config.get("budget"),
+        "track": snakemake.wildcards.get("track", "construction"),
     }

@@ -43,7 +43,7 @@ from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
 from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.measured import Measured, read_measured
 from noveval.novbench import generation, perturbation, records
-from noveval.novbench.releases import release_files
+from noveval.novbench.releases import perturbation_releases, release_files
 from noveval.pricing import BATCH_SHARE, Usage
 from noveval.registry import INFERENCE_RULES, ModelSpec, Registry, inference_env, load_registry
 from noveval.reproduction.report import published
@@ -198,6 +198,7 @@ class Workload:
     output_tokens: int
     stand_in: bool  # token counts scaled from the shipped sample
     web_searches: int = 0  # the hosted web-search tool's calls (the agentic judge)
+    job_model: str = ""  # the model whose job sends these calls, where not ``model``'s
 
 
 def grid_cells(grid) -> list[dict]:
@@ -220,7 +221,8 @@ def novbench_workloads(
     downloads: str,
     settings: PlanSettings,
 ) -> list[Workload]:
-    """One workload per NovBench inference job of the grid ``cells``."""
+    """One workload per NovBench inference job of the grid ``cells`` (no paraphrases where the
+    dataset's perturbations release has its `change` descriptions)."""
     releases = release_files(datasets, downloads)
     workloads = []
     for dataset in dict.fromkeys(cell["dataset"] for cell in cells):
@@ -261,7 +263,8 @@ def novbench_workloads(
                     output_tokens=size * per_call,
                 )
             )
-        if any(cell["perturbation"] == "change" for cell in mine):
+        released = "change" in perturbation_releases(datasets, downloads).get(dataset, {})
+        if not released and any(cell["perturbation"] == "change" for cell in mine):
             spec = registry.model(paraphrase_model)
             rows = perturbation.paraphrase_requests(papers, spec, decoding)
             # a paraphrase is about as long as its sentence
@@ -463,7 +466,8 @@ def checker_workloads(
                 track="judges",
                 dataset=cell["dataset"],
                 model=model,
-                batch=CHECKER_BATCH,
+                batch=f"{CHECKER_BATCH}/{cell['setup']}",  # one job per model and setup
+                job_model=cell["model"],  # the reranker's calls are the checker job's
                 step=step,
                 strategy=f"{cell['format']}/{cell['setup']}",
                 perturbation="none",
@@ -578,7 +582,7 @@ def calibrated_judges(
     rows, calibrated = {}, []
     for workload in workloads:
         # the checker's published cost is the whole system's (its reranker too): not calibrated
-        if workload.track != "judges" or workload.batch == CHECKER_BATCH:
+        if workload.track != "judges" or workload.batch.startswith(CHECKER_BATCH):
             calibrated.append(workload)
             continue
         format = workload.strategy.split("/")[0]
@@ -650,13 +654,20 @@ def job_environment(spec: ModelSpec, rule: str) -> str:
 
 
 def plan_table(
-    workloads: list[Workload], registry: Registry, concurrency: int, settings: PlanSettings
+    workloads: list[Workload],
+    registry: Registry,
+    concurrency: int,
+    settings: PlanSettings,
+    chunks: dict[str, int] | None = None,
 ) -> pd.DataFrame:
     """Per track × model × step: cells, jobs, calls, tokens, GPUs, GPU-hours and API cost; and
     totals.
 
-    The cells of one model, dataset and batch share one job: its server start is counted once,
-    on the job's first row (``jobs``), and ``gpu_hours_saved`` is what one start per cell would
+    The cells of one model, dataset and batch share its jobs: ``chunks`` (by
+    ``track/dataset/model/batch``, the DAG's chunking, ``noveval.cluster``; a batch not in it is
+    one job) splits its calls into that many jobs, each with its server start, counted on the
+    batch's first row (``jobs``); ``job_hours_max`` is the longest job's hours (a start and its
+    share of the batch's generation), and ``gpu_hours_saved`` is what one start per cell would
     have cost on top. ``estimate``: whether the model's numbers on the track are the pilot's
     (measured) or the plan's assumptions; ``wall_hours_unperturbed``: the hours its jobs run for
     the unperturbed cells (server starts and their generation, whatever the GPUs).
@@ -693,17 +704,21 @@ def plan_table(
     frame = pd.DataFrame(rows)
     if frame.empty:
         return pd.DataFrame(columns=PLAN_COLUMNS)
-    job = frame.groupby(["track", "dataset", "model", "batch"], sort=False)
-    frame["job_start"] = ~frame.duplicated(["track", "dataset", "model", "batch"])
-    frame["job_hours"] = job["startup_hours"].transform("first") + job[
-        "generation_hours"
-    ].transform("sum")
-    starts = frame["startup_hours"].where(frame["job_start"], 0.0)
+    frame["job_model"] = frame["job_model"].where(frame["job_model"] != "", frame["model"])
+    batch = ["track", "dataset", "job_model", "batch"]
+    job = frame.groupby(batch, sort=False)
+    batch_chunks = frame[batch].agg("/".join, axis=1).map(chunks or {}).fillna(1).astype(int)
+    frame["job_start"] = (~frame.duplicated(batch)) * batch_chunks
+    frame["job_hours"] = (
+        job["startup_hours"].transform("first")
+        + job["generation_hours"].transform("sum") / batch_chunks
+    )
+    starts = frame["startup_hours"] * frame["job_start"]
     frame["gpu_hours"] = frame["gpus_per_job"] * (frame["generation_hours"] + starts)
     unperturbed = frame["generation_hours"].where(frame["perturbation"] == "none", 0.0)
     frame["wall_hours_unperturbed"] = unperturbed + starts
     frame["gpu_hours_unperturbed"] = frame["gpus_per_job"] * frame["wall_hours_unperturbed"]
-    saved = frame["startup_hours"].where(~frame["job_start"], 0.0)
+    saved = frame["startup_hours"].where(frame["job_start"] == 0, 0.0)
     frame["gpu_hours_saved"] = frame["gpus_per_job"] * saved
     keys = [
         "track",
@@ -799,8 +814,10 @@ def plan_notes(
         "gpu_hours_unperturbed, wall_hours_unperturbed: the cells without perturbation, the "
         "ones the NovBench paper ran for every model, in GPU-hours and in hours of the jobs.",
         _measured_note(table, settings),
-        "- Jobs: one inference job, one server start, per model, dataset and batch (its cells, "
-        "or the paraphrases), counted on the job's first row; gpu_hours_saved: what a start per "
+        "- Jobs: the inference jobs of each model, dataset and batch (its cells, or the "
+        "paraphrases) as the DAG splits them for the site file's partitions (job_share), each "
+        "with a server start, counted on the batch's first row; job_hours_max: the longest "
+        "job's hours; gpu_hours_saved: what a start per "
         f"cell would have added ({int(table['cells'].iloc[-1])} cells, "
         f"{int(table['jobs'].iloc[-1])} jobs, {table['gpu_hours_saved'].iloc[-1]:g} GPU-hours).",
         "- API cost: list prices per million tokens (models.yaml), reasoning tokens billed as "
@@ -1108,6 +1125,7 @@ def compute_plan(
     novbench_construction: dict | None = None,
     novbench_upstream: str = "",
     not_runnable: dict | None = None,
+    chunks: dict[str, int] | None = None,
 ) -> None:
     """Rule plan: the compute plan of the configured grid (NovBench, then the judges, with the
     retrieval change's literature search when ``judges.retrieval.search`` is Semantic Scholar:
@@ -1115,7 +1133,8 @@ def compute_plan(
     ``construction``: config construction.judges; then NovBench's, ``novbench_construction``:
     config construction.novbench, its prompts read under ``novbench_upstream``).
     ``not_runnable``: the judges whose cells the grid skips, with why and how many cells (none of
-    them is planned)."""
+    them is planned). ``chunks``: the jobs of each inference batch as the DAG splits it
+    (``noveval.cluster.InferenceJobs.batch_chunks``)."""
     settings = PlanSettings.from_config({"plan": plan})
     registry = load_registry(registry_path)
     workloads = novbench_workloads(
@@ -1162,7 +1181,7 @@ def compute_plan(
         workloads += novbench_construction_workloads(
             novbench_construction, registry, novbench_upstream, settings
         )
-    table = plan_table(workloads, registry, inference["concurrency"], settings)
+    table = plan_table(workloads, registry, inference["concurrency"], settings, chunks)
     notes = plan_notes(table, workloads, settings, decoding, prompts, calibration)
     if searched:
         notes += "\n- " + literature_note(searched[1])

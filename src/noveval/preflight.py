@@ -42,8 +42,10 @@ from noveval.weights import (
     WeightsError,
     cache_dir,
     local_weights,
+    lock_path,
     manifest_path,
     needs_weights,
+    read_lock,
 )
 
 # vLLM 0.33.0 (envs/inference-vllm.yaml) runs torch 2.14.0 built on CUDA 13.0, which needs an
@@ -280,17 +282,40 @@ def weights_cache_check(cache: Path, missing_gb: float) -> Check:
     return Check("weights cache", free_gb >= missing_gb, detail)
 
 
-def pinned_check(downloads: Iterable, allow_unpinned: bool) -> Check:
-    """Every download of the grid (open models, hub scorers) is pinned to a hub commit; one
-    without a revision fails, named, unless the config downloads main for it
-    (``weights.allow_unpinned``: its commit is then recorded in the manifest, not chosen)."""
-    unpinned = [f"{item.name} ({item.reference})" for item in downloads if not item.revision]
+def pinned_check(
+    downloads: Iterable, allow_unpinned: bool | str, locked: Mapping[str, dict] | None = None
+) -> Check:
+    """Every download of the grid (open models, hub scorers) is pinned to a hub commit (a
+    registry revision) or locked (the lock file's commit, ``noveval.weights``); an unresolved one
+    (neither) fails, named, unless the config locks it at its first download
+    (``weights.allow_unpinned: lock``): ``true`` downloads main at each download, which two labs
+    may find at different commits."""
+    locked = locked or {}
+    downloads = list(downloads)
+    unpinned = [item for item in downloads if not item.revision]
+    unresolved = [f"{item.name} ({item.reference})" for item in unpinned if item.name not in locked]
     if not unpinned:
         return Check("revisions", True, "every open model and hub scorer of the grid is pinned")
-    detail = f"no revision in config/models.yaml: {', '.join(unpinned)}"
-    if allow_unpinned:
-        return Check("revisions", True, f"{detail}; main is downloaded (weights.allow_unpinned)")
-    return Check("revisions", False, f"{detail}; pin a hub commit for each")
+    pinned = len(downloads) - len(unpinned)
+    at = [
+        f"{item.name}@{locked[item.name]['commit'][:12]}"
+        for item in unpinned
+        if item.name in locked
+    ]
+    parts = [f"{pinned} pinned"] + ([f"locked: {', '.join(at)}"] if at else [])
+    if not unresolved:
+        return Check("revisions", True, "; ".join(parts) + " (the lock file's commits)")
+    detail = f"no revision in config/models.yaml: {', '.join(unresolved)}"
+    if at:
+        detail += f" ({'; '.join(parts)})"
+    if allow_unpinned == "lock":
+        return Check("revisions", True, f"{detail}; locked at their first download (lock file)")
+    return Check(
+        "revisions",
+        False,
+        f"{detail}; pin a hub commit for each, or set weights.allow_unpinned: lock to lock main's "
+        "commit at the first download",
+    )
 
 
 def hub_token(env: Mapping[str, str]) -> str | None:
@@ -586,7 +611,7 @@ def weights_checks(grid: Grid) -> list[Check]:
     if unsized:
         found.append(Check("weights sizes", False, f"no download_gb: {', '.join(unsized)}"))
     allow_unpinned = (grid.config.get("weights") or {}).get("allow_unpinned", False)
-    found.append(pinned_check(grid.downloads, allow_unpinned))
+    found.append(pinned_check(grid.downloads, allow_unpinned, read_lock(lock_path(grid.config))))
     return found
 
 

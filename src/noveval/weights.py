@@ -11,6 +11,13 @@ the hub switched off (``HF_HUB_OFFLINE``), so compute nodes never reach the hub 
 a model reads the same files; a scoring job loads its hub scorers from their snapshots the same
 way.
 
+A model without a registry revision is refused unless the config's ``weights.allow_unpinned``
+allows it: ``lock`` resolves it to main's commit at its first download and records that commit,
+with the files and their digests, in the lock file (``weights.lock``, default
+``{results}/weights/lock.yaml``); every later download of the model reads the lock and fetches
+that commit, however main has moved (``true``: main at each download, recorded in the manifest
+alone). A registry revision always wins over the lock.
+
 ``huggingface_hub`` is imported by the download alone: parsing the workflow and serving need none.
 """
 
@@ -22,6 +29,8 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 from noveval.files import write_bytes
 from noveval.registry import ModelSpec, Registry, ScorerSpec
@@ -156,7 +165,7 @@ class _Hub:
                 f"{access_steps(self.repo_id)}"
             ) from error
 
-    def commit(self, revision: str | None, allow_unpinned: bool) -> str:
+    def commit(self, revision: str | None, allow_unpinned: bool | str) -> str:
         """The commit to download: the pinned one, or main's when unpinned models are allowed."""
         if revision:
             return revision
@@ -165,21 +174,21 @@ class _Hub:
                 f"model '{self.model}': no revision pinned for {self.repo_id} in "
                 "config/models.yaml; pin a commit (revision: <40 hex digits>), or set "
                 "weights.allow_unpinned: true in the config to download main and record its "
-                "commit in the manifest"
+                "commit in the manifest (lock: and in the lock file, for every later download)"
             )
         commit = self(self.api.model_info, self.repo_id, revision="main").sha
         log.warning("%s: no pinned revision; main resolves to %s", self.model, commit)
         return commit
 
-    def sizes(self, commit: str) -> dict[str, int]:
-        """Every file of the repository at ``commit`` with its size in bytes."""
+    def files(self, commit: str) -> dict:
+        """Every file of the repository at ``commit`` (``huggingface_hub``'s ``RepoFile``)."""
         from huggingface_hub.hf_api import RepoFile
 
         def listing(repo_id: str, revision: str) -> list:  # the pages are fetched as it is read
             return list(self.api.list_repo_tree(repo_id, revision=revision, recursive=True))
 
         tree = self(listing, self.repo_id, revision=commit)
-        return {entry.path: entry.size for entry in tree if isinstance(entry, RepoFile)}
+        return {entry.path: entry for entry in tree if isinstance(entry, RepoFile)}
 
     def indexed(self, commit: str, sizes: dict[str, int], cache: Path) -> set[str] | None:
         """The shards the safetensors index names (None without an index)."""
@@ -199,19 +208,29 @@ def download(
     revision: str | None,
     cache: str | Path,
     manifest: str | Path,
-    allow_unpinned: bool = False,
+    allow_unpinned: bool | str = False,
+    lock: str | Path | None = None,
 ) -> dict:
     """Rule weights: download ``repo_id`` at ``revision`` into ``cache``, write the manifest.
 
-    Files already in the cache are not fetched again (the hub's cache layout is shared by every
-    model, user and results folder that names the same cache).
+    Without a ``revision``, the commit the ``lock`` file holds for ``model``; with none there
+    either and ``allow_unpinned: lock``, main's commit, then recorded in the lock. Files already
+    in the cache are not fetched again (the hub's cache layout is shared by every model, user and
+    results folder that names the same cache).
     """
     from huggingface_hub import snapshot_download
 
     cache = Path(cache)
     hub = _Hub(model, repo_id)
-    commit = hub.commit(revision, allow_unpinned)
-    sizes = hub.sizes(commit)
+    locked = None if revision or lock is None else read_lock(lock).get(model)
+    if locked and locked["repository"] != repo_id:
+        raise WeightsError(
+            f"model '{model}': the lock file {lock} holds {locked['repository']}, the registry "
+            f"names {repo_id}; delete its entry to lock the new repository"
+        )
+    commit = hub.commit(revision or (locked or {}).get("commit"), allow_unpinned)
+    listed = hub.files(commit)
+    sizes = {path: entry.size for path, entry in listed.items()}
     snapshot = snapshot_folder(cache, repo_id, commit)
     cached = {path for path in sizes if (snapshot / path).is_file()}
     files = select_files(sizes, hub.indexed(commit, sizes, cache))
@@ -227,6 +246,7 @@ def download(
         cache,
     )
     folder = hub(snapshot_download, repo_id, revision=commit, cache_dir=cache, allow_patterns=files)
+    locking = not revision and not locked and allow_unpinned == "lock" and lock is not None
     record = {
         "model": model,
         "repo_id": repo_id,
@@ -237,9 +257,44 @@ def download(
         "files": [{"path": path, "bytes": sizes[path]} for path in files],
         "bytes": sum(sizes[path] for path in files),
         "added_bytes": added,  # 0: every file was in the cache already
+        "locked": bool(locked) or locking,  # the commit is the lock file's
     }
+    if locking:
+        digests = {path: digest(listed[path]) for path in files}
+        write_lock_entry(lock, model, repo_id, commit, digests)
+        log.info("%s: locked at %s in %s", model, commit, lock)
     write_bytes((json.dumps(record, indent=2) + "\n").encode("utf-8"), manifest)
     return record
+
+
+def digest(entry) -> str:
+    """A hub file's digest: its LFS object's SHA-256, else its git blob id."""
+    return f"sha256:{entry.lfs.sha256}" if entry.lfs else f"git-sha1:{entry.blob_id}"
+
+
+def lock_path(config: dict) -> str:
+    """The lock file of the config: ``weights.lock``, else ``{results}/weights/lock.yaml``."""
+    return (config.get("weights") or {}).get("lock") or f"{config['results']}/weights/lock.yaml"
+
+
+def read_lock(path: str | Path) -> dict[str, dict]:
+    """The lock file's entries by model ({} where it does not exist yet)."""
+    path = Path(path)
+    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
+
+
+def write_lock_entry(
+    path: str | Path, model: str, repo_id: str, commit: str, digests: dict[str, str]
+) -> None:
+    """Add ``model``'s entry to the lock file (weights jobs run side by side: under a file lock)."""
+    from filelock import FileLock
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(f"{path}.lock"):
+        entries = read_lock(path)
+        entries[model] = {"repository": repo_id, "commit": commit, "files": digests}
+        write_bytes(yaml.safe_dump(entries, sort_keys=True).encode("utf-8"), path)
 
 
 @dataclass(frozen=True)
@@ -273,6 +328,12 @@ def local_weights(manifest: str | Path) -> LocalWeights:
         snapshot=snapshot,
         cache_dir=Path(record["cache_dir"]),
     )
+
+
+def ran_at(manifests) -> dict[str, str]:
+    """``repository@commit`` of each manifest's model: the weights its jobs served."""
+    records = [json.loads(Path(manifest).read_text()) for manifest in manifests]
+    return {record["model"]: f"{record['repo_id']}@{record['revision']}" for record in records}
 
 
 def use_offline(manifests) -> dict[str, str]:

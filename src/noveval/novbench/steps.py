@@ -17,7 +17,7 @@ from noveval.novbench import generation, perturbation, records, releases, tables
 from noveval.novbench.decoding import read_generation_config
 from noveval.novbench.parsing import parse_evaluation
 from noveval.registry import load_registry
-from noveval.weights import use_offline
+from noveval.weights import ran_at, use_offline
 
 log = logging.getLogger(__name__)
 
@@ -237,12 +237,17 @@ def score(
     write_table(scores, scores_path)
 
 
-def table(scores_paths: list[str], csv_path: str, markdown_path: str) -> None:
-    """The paper's Table 2 layout, with bootstrap intervals and tests, from the scores alone."""
+def table(
+    scores_paths: list[str], csv_path: str, markdown_path: str, weights_manifests: list[str] = ()
+) -> None:
+    """The paper's Table 2 layout, with bootstrap intervals and tests, from the scores alone;
+    its notes name the hub commit of each open model's weights (``weights_manifests``)."""
     from noveval.novbench import uncertainty
 
     scores = read_tables(scores_paths)
-    tables.write(tables.summarise(scores), csv_path, markdown_path, uncertainty.markdown(scores))
+    summary = tables.summarise(scores)
+    commits = {m: at for m, at in ran_at(weights_manifests).items() if m in set(summary["model"])}
+    tables.write(summary, csv_path, markdown_path, uncertainty.markdown(scores), commits)
 
 
 def sentiment_radar(scores_paths: list[str], png_path: str) -> None:

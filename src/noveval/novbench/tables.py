@@ -35,11 +35,16 @@ def summarise(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def write(
-    summary: pd.DataFrame, csv_path: str | Path, markdown_path: str | Path, uncertainty: str = ""
+    summary: pd.DataFrame,
+    csv_path: str | Path,
+    markdown_path: str | Path,
+    uncertainty: str = "",
+    commits: dict[str, str] | None = None,
 ) -> None:
     """CSV with full precision; Markdown rounded as the paper prints (3 decimals).
 
-    ``uncertainty``: Markdown appended after the table (bootstrap intervals and paired tests).
+    ``uncertainty``: Markdown appended after the table (bootstrap intervals and paired tests);
+    ``commits``: the weights each open model ran at (``repository@commit``), named in the notes.
     """
     summary.to_csv(csv_path, index=False)
     scorers = summary[SCORERS].drop_duplicates().to_dict("records")
@@ -53,6 +58,9 @@ def write(
         "n_failed: calls that failed for good (within inference.failure_budget); "
         "their papers are left out of the means."
     )
+    if commits:
+        ran = "; ".join(f"{model} {commit}" for model, commit in sorted(commits.items()))
+        failed += f"\n\nWeights (hub commits): {ran}."
     Path(markdown_path).write_text(
         f"{shown.to_markdown(index=False)}\n\nScored with: {used}.\n\n{failed}\n"
         + (f"\n{uncertainty}" if uncertainty else "")

@@ -89,6 +89,7 @@ INPUTS = (
     "scripts",
     "paper_tables",
     "extraction",
+    "weights",
 )
 JUDGE_AGGREGATION = ("no_aggregation", "even_split", "all_failed")
 # Absolute tolerances of ``within``: NovBench per metric, the judge study per printed unit (a
@@ -229,12 +230,14 @@ def inputs(
     scripts: list[str] = (),
     paper_tables=None,
     extraction: list[str] = (),
+    weights: list[str] = (),
 ) -> dict[str, list[str]]:
     """The outputs the report reads: of the configured datasets compared with a paper's (and the
     judge datasets' expert-study file where their release declares one, and the NovBench
     datasets' appendix tables where ``paper_tables``, the config's declarations, has them), the
     requests of their ``cells`` with what they were built from, the authors' ``scripts``, and the
-    extraction validation's scores (``extraction``: none or one table)."""
+    extraction validation's scores (``extraction``: none or one table), and the NovBench models'
+    weights manifests (``weights``: the commit each ran at)."""
     novbench_sets = [d["name"] for d in grid["novbench"]["datasets"].values()]
     judges_sets = [d["name"] for d in grid["judges"]["datasets"].values()]
     return {
@@ -259,6 +262,7 @@ def inputs(
             if Path(path).parent.name in novbench_sets
         ],
         "extraction": list(extraction),
+        "weights": list(weights),
     }
 
 
@@ -585,7 +589,7 @@ def novbench_conditions(row, settings: dict, table: pd.DataFrame, found, digest)
     """What one NovBench number was produced under: the dataset (the release file's SHA-256,
     the human row's paper count), the metric's scorer, and for a model's row the prompts,
     decoding, the model's wire, the cell's settings and the shares of empty and failed answers
-    (table.csv)."""
+    (table.csv), and the hub commit of an open model's weights (``settings["weights"]``)."""
     human = table[table["model"] == HUMAN]
     papers = int(human["n_papers"].iloc[0]) if len(human) and "n_papers" in human else None
     out = {"dataset": {"sha256": digest, "papers": papers}}
@@ -593,6 +597,8 @@ def novbench_conditions(row, settings: dict, table: pd.DataFrame, found, digest)
         out["scorer"] = found[PAPER_SCORERS[row.metric][0]]
     if row.model != HUMAN:
         out |= _model_conditions(row, settings)
+        if row.model in settings.get("weights", {}):  # the paper states none: not compared
+            out["weights"] = {"commit": settings["weights"][row.model]}
         for share, column in (("empty_share", "n_empty"), ("failed_share", "n_failed")):
             if column in found and found.get("n_papers"):
                 out[share] = float(found[column]) / float(found["n_papers"])
@@ -1046,6 +1052,17 @@ def markdown(report: pd.DataFrame, uncertainty_sections: dict[str, str]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def with_commits(basis: dict, manifests: list[str]) -> dict:
+    """``basis`` with the hub commit of each NovBench model's weights (rule weights' manifests)
+    among the run's conditions."""
+    commits = {}
+    for manifest in manifests:
+        record = json.loads(Path(manifest).read_text())
+        commits[record["model"]] = record["revision"]
+    run = {**basis["run"], "novbench": {**basis["run"]["novbench"], "weights": commits}}
+    return {**basis, "run": run}
+
+
 def write(
     paths: dict[str, list[str]],
     grid: dict,
@@ -1077,6 +1094,7 @@ def write(
     for path in paths["scores"]:
         scores.setdefault(Path(path).parent.parent.name, []).append(path)
     requests = cell_requests(list(cells), basis, registry, upstream_root)
+    basis = with_commits(basis, paths.get("weights", []))
     paper_tables = {
         (Path(p).parent.name, Path(p).name): pd.read_csv(p) for p in paths["paper_tables"]
     }
