@@ -44,18 +44,11 @@ from noveval.judges.instances import load_release, write_instances
 from noveval.judges.stages.systems import ai_scientist_check
 from noveval.judges.summary import metrics_table
 from noveval.literature.semantic_scholar import SemanticScholar
-from noveval.plan import (
-    PlanSettings,
-    ai_scientist_searches,
-    judges_workloads,
-    output_tokens_per_call,
-    plan_table,
-    request_tokens,
-    text_tokens,
-)
+from noveval.plan import ai_scientist_searches, judges_workloads, plan_table
 from noveval.preflight import searches_literature, semantic_scholar_key_check
 from noveval.registry import load_registry
 from noveval.reproduction import report
+from noveval.workloads import PlanSettings, output_tokens_per_call, request_tokens, text_tokens
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SAMPLE = REPO / "data" / "sample" / "judges" / "human-only"

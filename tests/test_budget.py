@@ -19,20 +19,13 @@ from conftest import (
 )
 from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS
 
-from noveval.budget import (
-    Budget,
-    BudgetExceeded,
-    PendingJob,
-    check_plan,
-    ledger_spend,
-    planned_cost,
-    record_spend,
-)
+from noveval.budget import PendingJob, check_plan, planned_cost
 from noveval.chat_requests import build_request
 from noveval.engines.journal import read_records
 from noveval.inference import run_inference
-from noveval.plan import PlanSettings
+from noveval.ledger import Budget, BudgetExceeded, ledger_spend, record_spend
 from noveval.registry import load_registry
+from noveval.workloads import PlanSettings
 
 MODEL = "gpt-4o"
 # USD per call of the loopback's fixed token counts at gpt-4o's $2.50 / $10 per million

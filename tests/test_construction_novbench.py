@@ -30,8 +30,9 @@ from noveval.construction import (
 )
 from noveval.construction.extraction import decisions, prompt_requests, step_decision_requests
 from noveval.novbench.records import load_release
-from noveval.plan import PlanSettings, plan_table
+from noveval.plan import plan_table
 from noveval.registry import load_registry
+from noveval.workloads import PlanSettings
 
 SAMPLE = REPO / "data" / "sample" / "nlpeer"
 FIELDS = ("paper_topic_and_main_contributions", "reasons_to_accept", "reasons_to_reject")

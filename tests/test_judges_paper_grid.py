@@ -20,14 +20,9 @@ from noveval.judges import release
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import judge_requests
-from noveval.plan import (
-    PROMPT_ONLY,
-    PlanSettings,
-    judges_workloads,
-    plan_table,
-    prompt_tokens,
-)
+from noveval.plan import judges_workloads, plan_table
 from noveval.registry import load_registry
+from noveval.workloads import PROMPT_ONLY, PlanSettings, prompt_tokens
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 BACKBONES = ["gpt-5.1", "gpt-5.2", "gpt-5.4", "claude-sonnet-4-5", "claude-opus-4-5",

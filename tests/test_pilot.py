@@ -16,15 +16,9 @@ from noveval.judges.grid import judges_grid
 from noveval.measured import MEASURED_COLUMNS, measure, read_measured, write_measured
 from noveval.novbench.grid import novbench_grid
 from noveval.pilot import pilot_requests, pilot_sources
-from noveval.plan import (
-    PlanSettings,
-    Workload,
-    measured_path,
-    plan_notes,
-    plan_table,
-    runtime_minutes,
-)
+from noveval.plan import plan_notes, plan_table
 from noveval.registry import load_registry
+from noveval.workloads import PlanSettings, Workload, measured_path, runtime_minutes
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 4096}

@@ -30,18 +30,15 @@ from noveval.judges.calibration import calibrate
 from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.novbench.releases import download, release_files
 from noveval.plan import (
-    PlanSettings,
-    Workload,
     calibrated_judges,
     checker_workloads,
     novbench_workloads,
-    output_tokens_per_call,
     plan_table,
-    runtime_minutes,
     search_workloads,
 )
 from noveval.registry import load_registry
 from noveval.reproduction import report
+from noveval.workloads import PlanSettings, Workload, output_tokens_per_call, runtime_minutes
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 PAPER = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())

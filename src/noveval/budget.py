@@ -9,96 +9,30 @@ the compute plan's (``noveval.plan.output_tokens_per_call``), batch-API calls at
 price. Spend so far plus that plan over ``budget.max_usd`` (or a track's cap,
 ``budget.tracks``) stops the run before any job, naming the largest cells.
 
-While running, every calling job keeps its journal's spend in a ledger file of its own
-(``{cache}/ledger/{track}/{job}.json``, so no two processes write one file) and reads the whole
-ledger before each slice of its calls: past a cap it stops (:class:`BudgetExceeded`), its
-answered calls kept in the journal, so a rerun with a raised cap sends only the rest.
+While running, the calling jobs keep and read the ledger (``noveval.ledger``).
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from noveval.chunks import chunk_ids
 from noveval.engines.journal import read_records
+from noveval.engines.provider_batches import uses_batch_api
+from noveval.inference import batch_requests
+from noveval.ledger import (
+    Budget,
+    BudgetExceeded,
+    ledger_spend,
+)
 from noveval.pricing import Usage
+from noveval.workloads import PlanSettings, output_tokens_per_call, request_tokens
 
-LEDGER = "ledger"  # the ledger's folder in the journals' cache
 LARGEST_CELLS = 5  # cells named when the plan passes a cap
-
-
-class BudgetExceeded(RuntimeError):
-    """A cap of ``budget`` is reached: the calls not sent yet wait for a larger one."""
-
-
-@dataclass(frozen=True)
-class Budget:
-    """Config key ``budget``: the caps in USD (None: no cap)."""
-
-    max_usd: float | None = None
-    tracks: dict[str, float] = field(default_factory=dict)
-    assumed_prompt_tokens: int = 2000  # a call whose requests are not rendered yet
-    check_every_calls: int = 50  # calls a job sends between two reads of the ledger
-
-    @classmethod
-    def from_config(cls, config: dict) -> Budget:
-        return cls(**(config.get("budget") or {}))
-
-    @property
-    def capped(self) -> bool:
-        return self.max_usd is not None or bool(self.tracks)
-
-    def caps(self, track: str) -> list[tuple[str, float, str | None]]:
-        """(config key, cap, track it counts; None: every track) of the caps ``track`` obeys."""
-        caps = [] if self.max_usd is None else [("budget.max_usd", self.max_usd, None)]
-        if track in self.tracks:
-            caps.append((f"budget.tracks.{track}", self.tracks[track], track))
-        return caps
-
-
-def ledger_path(cache_dir: str | Path, track: str, job: str) -> Path:
-    return Path(cache_dir) / LEDGER / track / f"{job}.json"
-
-
-def record_spend(cache_dir: str | Path, track: str, job: str, journal: Path) -> float:
-    """Write the spend of ``job``'s journal to its ledger file (replaced whole); returns it."""
-    spent = journal_cost(journal)
-    path = ledger_path(cache_dir, track, job)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".part")
-    partial.write_text(json.dumps({"usd": spent}))
-    os.replace(partial, path)
-    return spent
-
-
-def ledger_spend(cache_dir: str | Path, track: str | None = None) -> float:
-    """USD the ledger holds: every job's, or ``track``'s."""
-    folder = Path(cache_dir) / LEDGER
-    pattern = f"{track}/*.json" if track else "*/*.json"
-    return sum(json.loads(path.read_text())["usd"] for path in folder.glob(pattern))
-
-
-def journal_cost(path: Path) -> float:
-    """The cost column's sum of one journal (0 where it does not exist yet)."""
-    return sum(r.get("cost_usd") or 0.0 for r in read_records(path)) if path.exists() else 0.0
-
-
-def require_room(budget: Budget, cache_dir: str | Path, track: str, job: str) -> None:
-    """Raise :class:`BudgetExceeded` when the ledger has reached a cap ``track`` obeys."""
-    for key, cap, counted in budget.caps(track):
-        spent = ledger_spend(cache_dir, counted)
-        if spent >= cap:
-            raise BudgetExceeded(
-                f"{job}: {spent:.4f} USD spent, {key} = {cap:g} USD reached; its calls not sent "
-                "yet wait (the answered ones are journaled): a rerun with a larger cap sends "
-                "only those"
-            )
 
 
 @dataclass(frozen=True)
@@ -127,9 +61,6 @@ def planned_cost(
     """Planned USD of each cell's calls that no journal answered: columns track, dataset, model,
     cell, calls, usd. ``max_tokens``: the output cap by track; ``batch_api``: config
     ``inference.batch_api``."""
-    from noveval.engines.provider_batches import uses_batch_api
-    from noveval.inference import batch_requests  # which imports this module
-    from noveval.plan import output_tokens_per_call, request_tokens
 
     rows, answered = [], {}
     for job in jobs:
@@ -293,7 +224,6 @@ def pending_jobs(jobs, registry, inference_jobs) -> list[PendingJob]:
 def check_run(jobs, config: dict, registry, inference_jobs, cache_dir: str | Path) -> str:
     """``onstart``: the planned cost of the run's pending calls in words; raise
     :class:`BudgetExceeded` where it passes a cap (:func:`check_plan`)."""
-    from noveval.plan import PlanSettings
 
     budget = Budget.from_config(config)
     planned = planned_cost(

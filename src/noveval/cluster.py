@@ -30,15 +30,15 @@ import pyarrow.parquet as pq
 from noveval.batches import chunk_path
 from noveval.chunks import attempt_runtime, chunk_count, chunk_names
 from noveval.novbench import records
-from noveval.plan import (
+from noveval.registry import ModelSpec, Registry, inference_env  # noqa: F401 - the rules' name
+from noveval.site import Site
+from noveval.workloads import (
     PlanSettings,
     generation_hours,
     output_tokens_per_call,
     runtime_minutes,
     startup_hours,
 )
-from noveval.registry import ModelSpec, Registry, inference_env  # noqa: F401 - the rules' name
-from noveval.site import Site
 
 CPUS_PER_GPU = 8
 MEM_MB_PER_GPU = 64_000

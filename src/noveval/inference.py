@@ -24,7 +24,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from noveval.budget import Budget, record_spend, require_room
 from noveval.chat_requests import RESPONSE_COLUMNS
 from noveval.chunks import chunk_ids
 from noveval.engines.client import ClientSettings, send_requests
@@ -32,6 +31,7 @@ from noveval.engines.journal import Journal, read_records
 from noveval.engines.provider_batches import BatchSettings, send_batches, uses_batch_api
 from noveval.engines.servers import serve
 from noveval.files import write_table
+from noveval.ledger import Budget, record_spend, require_room
 from noveval.registry import load_registry
 from noveval.weights import local_weights
 
@@ -80,7 +80,7 @@ def run_inference(
     the downloaded weights a vLLM server reads offline (rule weights). ``chunk`` (``k-of-n``):
     the share of the batch's calls this job answers (``noveval.chunks``). ``budget`` (config
     ``budget``): the job reads the ledger before each slice of its calls and stops with
-    :class:`noveval.budget.BudgetExceeded` past a cap of ``track`` (``noveval.budget``), its
+    :class:`noveval.ledger.BudgetExceeded` past a cap of ``track`` (``noveval.ledger``), its
     answered calls journaled. Returns what this run sent, and when (None: the journals answered
     every call).
     """
