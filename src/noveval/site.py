@@ -19,7 +19,7 @@ import yaml
 SITE_FILE_VARIABLE = "NOVEVAL_SLURM_SITE"  # as profiles/slurm/config.yaml
 DEFAULT_SITE_FILE = "profiles/slurm/site.yaml"
 DEFAULT_JOB_SHARE = 0.5  # of a partition's max_runtime: room for the safety factor and retries
-SITE_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schemas" / "site.schema.yaml"
+SITE_SCHEMA = Path(__file__).with_name("site.schema.yaml")  # package data, beside this module
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ class Site:
 
 
 def check_site(settings: object, path: Path) -> None:
-    """The site file against its schema (config/schemas/site.schema.yaml): the first fault, with
-    the key it is at, e.g. ``partitions/gpu: Additional properties are not allowed
+    """The site file against its schema (site.schema.yaml, beside this module): the first fault,
+    with the key it is at, e.g. ``partitions/gpu: Additional properties are not allowed
     ('max_gpus' was unexpected)``."""
     if not isinstance(settings, dict):
         raise ValueError(f"{path}: a site file is a mapping of settings")
