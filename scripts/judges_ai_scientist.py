@@ -26,4 +26,5 @@ with log_to(snakemake.log[0]):
         log_path=snakemake.log[0],
         upstream_roots=snakemake.params.upstream_roots,
         weights_manifests=list(snakemake.input.weights),
+        budget=snakemake.config.get("budget"),
     )

@@ -22,4 +22,5 @@ with log_to(snakemake.log[0]):
         log_path=snakemake.log[0],
         all_failed=snakemake.params.all_failed,
         weights_manifests=list(snakemake.input.weights),
+        budget=snakemake.config.get("budget"),
     )

@@ -43,6 +43,7 @@ from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release, write_instances
 from noveval.judges.stages.systems import ai_scientist_check
 from noveval.judges.summary import metrics_table
+from noveval.ledger import BudgetExceeded, Spending, ledger_spend
 from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.plan import ai_scientist_searches, judges_workloads, plan_table
 from noveval.preflight import searches_literature, semantic_scholar_key_check
@@ -179,6 +180,43 @@ def test_rounds_go_through_the_request_layer_and_a_rerun_sends_no_call(
     rerun, _ = run()
     assert len(loopback.bodies) - sent_before == 4  # every call answered by the journal
     assert [c.exchanges for c in rerun.values()] == [c.exchanges for c in checks.values()]
+
+
+def test_a_cap_stops_the_rounds_between_two_slices_and_a_larger_one_sends_the_rest(
+    loopback, tmp_path, monkeypatch
+):
+    """The ledger as every calling job reads it: a cap of 0.008 USD, read before each call
+    (check_every_calls 1), lets round 1's two calls of 0.0055 USD go and stops round 2 with them
+    journaled; with a cap of 1 USD a rerun sends round 2's two calls only."""
+    spec = REGISTRY.model("gpt-5.4")
+    monkeypatch.setenv(spec.api_key_env, "sk-loopback")
+    pointed = replace(spec, base_url=loopback.base_url(spec.api))
+    ideas = [{"instance_id": str(i), "ideas": [f"idea {i}"]} for i in range(2)]
+    cache = tmp_path / "cache"
+
+    def run(cap: float):
+        spending = Spending.of({"max_usd": cap, "check_every_calls": 1}, cache)
+        with Journal(cache / spec.name, "ai_scientist") as journal:
+            with serve(pointed, tmp_path / "serve.log") as endpoint:
+                return run_checks(
+                    ideas, spec, endpoint, journal, ClientSettings(2, 30, 1),
+                    lambda instance_id, query: [], PROMPTS, 2, {"max_tokens": 64}, spending,
+                )  # fmt: skip
+
+    sent_before = len(loopback.bodies)
+    with pytest.raises(BudgetExceeded, match="budget.max_usd = 0.008 USD reached"):
+        run(0.008)
+    assert len(loopback.bodies) - sent_before == 2
+    assert ledger_spend(cache, "judges") == pytest.approx(2 * 0.0055)
+    checks, calls = run(1.0)
+    assert len(loopback.bodies) - sent_before == 4
+    assert [(c["instance_id"], c["round"]) for c in calls] == [
+        ("0", 1),
+        ("1", 1),
+        ("0", 2),
+        ("1", 2),
+    ]
+    assert ledger_spend(cache, "judges") == pytest.approx(4 * 0.0055)
 
 
 def test_a_round_searches_the_s2_stand_in_without_the_ideas_own_paper(loopback_s2, tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,3 +85,39 @@ def require_room(budget: Budget, cache_dir: str | Path, track: str, job: str) ->
                 "yet wait (the answered ones are journaled): a rerun with a larger cap sends "
                 "only those"
             )
+
+
+@dataclass(frozen=True)
+class Spending:
+    """Where a calling job that sends its own calls (the AI-Scientist check, the Idea Novelty
+    Checker) stands in the ledger: the caps it obeys, the journals' folder that holds the ledger
+    and the track its spend counts in."""
+
+    budget: Budget
+    cache_dir: str | Path
+    track: str = "judges"
+
+    @classmethod
+    def of(cls, budget: dict | None, cache_dir: str | Path) -> Spending:
+        return cls(Budget.from_config({"budget": budget}), cache_dir)
+
+    def send(self, pending: list, journal_path: Path, send: Callable[[list], object]) -> None:
+        """``send`` the pending calls in slices of ``check_every_calls`` (at once when no cap is
+        set), reading the ledger before each and writing the journal's spend after it."""
+        job = f"{journal_path.parent.name}__{journal_path.stem}"  # one ledger file per journal
+        size = self.budget.check_every_calls if self.budget.capped else len(pending)
+        for start in range(0, len(pending), max(size, 1)):
+            require_room(self.budget, self.cache_dir, self.track, job)
+            send(pending[start : start + size])
+            record_spend(self.cache_dir, self.track, job, journal_path)
+
+
+def send_within(
+    spending: Spending | None, pending: list, journal_path: Path, send: Callable[[list], object]
+) -> None:
+    """``send`` the pending calls through ``spending`` (:meth:`Spending.send`), or at once where
+    the caller keeps no ledger (None)."""
+    if spending is None:
+        send(pending)
+    else:
+        spending.send(pending, journal_path, send)

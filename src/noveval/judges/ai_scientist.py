@@ -39,6 +39,7 @@ from noveval.engines.providers import Endpoint
 from noveval.judges.aggregation import FAILED, TIE
 from noveval.judges.authors import module_constant
 from noveval.judges.prompts import call_item_id
+from noveval.ledger import Spending, send_within
 from noveval.literature.leakage import cutoff_filter, without_leakage
 from noveval.literature.semantic_scholar import CLIENT_FIELDS, SemanticScholar
 from noveval.registry import ModelSpec
@@ -238,10 +239,12 @@ def run_checks(
     prompts: Prompts,
     rounds: int,
     decoding: dict,
+    spending: Spending | None = None,
 ) -> tuple[dict[str, Check], list[dict]]:
     """Every idea's loop (pointwise ``instances``), each turn logged (``search(instance_id,
     query)``: the papers of one idea's query); returns the checks by instance and every call's
-    journal record with its instance and round."""
+    journal record with its instance and round. ``spending``: the caps its calls obey (the
+    ledger read before each slice of calls; None: no ledger)."""
     checks = {i["instance_id"]: Check(i["ideas"][0], rounds) for i in instances}
     calls = []
     for round in range(rounds):
@@ -258,7 +261,12 @@ def run_checks(
         pending = [row for row in rows.values() if row["request_id"] not in finished]
         log.info("round %d: %d open ideas, %d calls to send", round + 1, len(rows), len(pending))
         if pending:
-            send_requests(pending, endpoint, journal, settings, spec.cost_usd)
+            send_within(
+                spending,
+                pending,
+                journal.path,
+                lambda part: send_requests(part, endpoint, journal, settings, spec.cost_usd),
+            )
             finished = journal.finished()
         failed = {
             r["request_id"]: r

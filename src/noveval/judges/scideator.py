@@ -69,6 +69,7 @@ from noveval.judges.scideator_search import (
     Literature,
 )
 from noveval.judges.verdicts import VERDICT_COLUMNS
+from noveval.ledger import Spending, send_within
 from noveval.registry import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,7 @@ class Backbone:
     endpoint: Endpoint
     journal: Journal
     decoding: dict
+    spending: Spending | None = None  # the ledger its calls read and write (None: none)
 
 
 @dataclass(frozen=True)
@@ -149,8 +151,13 @@ def answers(rows: dict, backbone: Backbone, settings: ClientSettings, step: str)
     pending = [row for row in rows.values() if row["request_id"] not in finished]
     log.info("%s: %d calls, %d to send", step, len(rows), len(pending))
     if pending:
-        send_requests(
-            pending, backbone.endpoint, backbone.journal, settings, backbone.spec.cost_usd
+        send_within(
+            backbone.spending,
+            pending,
+            backbone.journal.path,
+            lambda part: send_requests(
+                part, backbone.endpoint, backbone.journal, settings, backbone.spec.cost_usd
+            ),
         )
         finished = backbone.journal.finished()
     failed = {
@@ -315,13 +322,15 @@ def judge_cell(
     log_path: str,
     all_failed: str,
     weights_manifests: list[str] = (),
+    budget: dict | None = None,
 ) -> None:
     """One cell (``cell``: model, setup, change) of the checker on the pointwise instances:
     its verdicts and each idea's transcript (JSON lines). ``settings``: the config's
     ``judges.scideator``; ``literature``: the Semantic Scholar settings, its cache folder and
     the cutoff. The encoder (``settings['encoder']``) loads from its snapshot of
     ``weights_manifests`` (rule weights) when it is a hub encoder. ``checker_root``: the pinned
-    files (the paper mode), or None for the builtin messages."""
+    files (the paper mode), or None for the builtin messages. ``budget`` (config ``budget``): its
+    calls read the ledger as every calling job's do (``noveval.ledger``)."""
     from noveval.weights import use_offline
 
     located = use_offline(weights_manifests)
@@ -364,8 +373,9 @@ def judge_cell(
                 ),
                 stack.enter_context(Journal(Path(cache_dir) / name, f"scideator-{cell['setup']}")),
             )
-        checker = Backbone(*served[names["checker"]], settings["decoding"])
-        reranker = Backbone(*served[names["reranker"]], settings["rerank_decoding"])
+        spending = Spending.of(budget, cache_dir)
+        checker = Backbone(*served[names["checker"]], settings["decoding"], spending)
+        reranker = Backbone(*served[names["reranker"]], settings["rerank_decoding"], spending)
         checks, calls = run_checks(
             instances, checker, reranker, client_settings, search, encoder.encode, prompts,
             Cut.of(settings),

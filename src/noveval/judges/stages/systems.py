@@ -14,6 +14,7 @@ import pandas as pd
 from noveval.files import write_table
 from noveval.judges import instances
 from noveval.judges.verdicts import VERDICT_COLUMNS
+from noveval.ledger import Spending
 from noveval.registry import load_registry
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ def ai_scientist_check(
     log_path: str,
     upstream_roots: dict[str, str] | None = None,
     weights_manifests: list[str] = (),
+    budget: dict | None = None,
 ) -> None:
     """One AI-Scientist cell: each idea's loop of ``settings['rounds']`` rounds (calls through
     the model's journal in ``journal_dir``, searches through the cached Semantic Scholar client,
@@ -98,6 +100,7 @@ def ai_scientist_check(
             prompts,
             settings["rounds"],
             call_decoding,
+            Spending.of(budget, journal_dir),
         )
     verdicts = pd.DataFrame(ai_scientist.verdict_rows(checks, calls, settings["all_failed"]))
     frame = table[["instance_id", "label"]].merge(verdicts, on="instance_id", how="left")
