@@ -31,7 +31,7 @@ from noveval.engines.journal import Journal, read_records
 from noveval.engines.provider_batches import BatchSettings, send_batches, uses_batch_api
 from noveval.engines.servers import serve
 from noveval.files import write_table
-from noveval.ledger import Budget, record_spend, require_room
+from noveval.ledger import Budget, Spending
 from noveval.registry import load_registry
 from noveval.weights import local_weights
 
@@ -120,16 +120,16 @@ def run_inference(
         starting = time.monotonic()
         with journal, serve(spec, log_path, timeout, threads, weights, probe) as end:
             sending = time.monotonic()
-            # a capped run sends its calls in slices, reading the ledger before each
-            size = caps.check_every_calls if caps.capped and not batched else len(pending)
-            for start in range(0, len(pending), size):
-                require_room(caps, cache_dir, track, job)
-                part = pending[start : start + size]
-                if batched:
+            if batched:  # one submission: the provider's batch is not cut into slices
+
+                def send(part):
                     send_batches(part, end, journal, BatchSettings.of(settings), spec.cost_usd)
-                else:
+            else:
+
+                def send(part):
                     send_requests(part, end, journal, client_settings, spec.cost_usd)
-                record_spend(cache_dir, track, job_name, journal.path)
+
+            Spending(caps, cache_dir, track).send(pending, journal.path, send, sliced=not batched)
             sent = Sent(
                 tuple(request["request_id"] for request in pending),
                 server_start_s=sending - starting,

@@ -89,9 +89,9 @@ def require_room(budget: Budget, cache_dir: str | Path, track: str, job: str) ->
 
 @dataclass(frozen=True)
 class Spending:
-    """Where a calling job that sends its own calls (the AI-Scientist check, the Idea Novelty
-    Checker) stands in the ledger: the caps it obeys, the journals' folder that holds the ledger
-    and the track its spend counts in."""
+    """Where a calling job stands in the ledger (inference, the AI-Scientist check, the Idea
+    Novelty Checker): the caps it obeys, the journals' folder that holds the ledger and the track
+    its spend counts in."""
 
     budget: Budget
     cache_dir: str | Path
@@ -101,11 +101,14 @@ class Spending:
     def of(cls, budget: dict | None, cache_dir: str | Path) -> Spending:
         return cls(Budget.from_config({"budget": budget}), cache_dir)
 
-    def send(self, pending: list, journal_path: Path, send: Callable[[list], object]) -> None:
+    def send(
+        self, pending: list, journal_path: Path, send: Callable[[list], object], sliced: bool = True
+    ) -> None:
         """``send`` the pending calls in slices of ``check_every_calls`` (at once when no cap is
-        set), reading the ledger before each and writing the journal's spend after it."""
+        set, or not ``sliced``), reading the ledger before each and writing the journal's spend
+        after it."""
         job = f"{journal_path.parent.name}__{journal_path.stem}"  # one ledger file per journal
-        size = self.budget.check_every_calls if self.budget.capped else len(pending)
+        size = self.budget.check_every_calls if self.budget.capped and sliced else len(pending)
         for start in range(0, len(pending), max(size, 1)):
             require_room(self.budget, self.cache_dir, self.track, job)
             send(pending[start : start + size])
