@@ -144,25 +144,35 @@ def test_the_pinned_prompts_render_the_first_round():
     assert first[1]["content"].startswith("Round 1/10.") and "topic trees" in first[1]["content"]
 
 
-def test_rounds_go_through_the_request_layer_and_a_rerun_sends_no_call(
-    loopback, tmp_path, monkeypatch
-):
-    """gpt-5.4 on the loopback provider, whose fixed answer neither decides nor queries: 2 ideas
-    x 2 rounds = 4 calls at (1,000 x $2.5 + 200 x $15) / 1M each; round 2 carries round 1."""
+def two_rounds_on_the_loopback(loopback, journals, serve_log, monkeypatch, decoding, spending):
+    """A runner of gpt-5.4's 2 rounds over 2 ideas on the loopback provider, whose fixed answer
+    neither decides nor queries (journals under ``journals``, the ledger read through
+    ``spending``)."""
     spec = REGISTRY.model("gpt-5.4")
     monkeypatch.setenv(spec.api_key_env, "sk-loopback")
     pointed = replace(spec, base_url=loopback.base_url(spec.api))
     ideas = [{"instance_id": str(i), "ideas": [f"idea {i}"]} for i in range(2)]
-    decoding = {"max_tokens": 64, "reasoning_effort": "high"}
 
-    def run():
-        with Journal(tmp_path / "journal", "ai_scientist") as journal:
-            with serve(pointed, tmp_path / "serve.log") as endpoint:
+    def run(spending=spending):
+        with Journal(journals / spec.name, "ai_scientist") as journal:
+            with serve(pointed, serve_log) as endpoint:
                 return run_checks(
                     ideas, spec, endpoint, journal, ClientSettings(2, 30, 1),
-                    lambda instance_id, query: [], PROMPTS, 2, decoding,
+                    lambda instance_id, query: [], PROMPTS, 2, decoding, spending,
                 )  # fmt: skip
 
+    return run
+
+
+def test_rounds_go_through_the_request_layer_and_a_rerun_sends_no_call(
+    loopback, tmp_path, monkeypatch
+):
+    """2 ideas x 2 rounds = 4 calls at (1,000 x $2.5 + 200 x $15) / 1M each; round 2 carries
+    round 1."""
+    decoding = {"max_tokens": 64, "reasoning_effort": "high"}
+    run = two_rounds_on_the_loopback(
+        loopback, tmp_path / "journal", tmp_path / "serve.log", monkeypatch, decoding, None
+    )
     sent_before = len(loopback.bodies)
     checks, calls = run()
     assert len(loopback.bodies) - sent_before == 4
@@ -188,27 +198,20 @@ def test_a_cap_stops_the_rounds_between_two_slices_and_a_larger_one_sends_the_re
     """The ledger as every calling job reads it: a cap of 0.008 USD, read before each call
     (check_every_calls 1), lets round 1's two calls of 0.0055 USD go and stops round 2 with them
     journaled; with a cap of 1 USD a rerun sends round 2's two calls only."""
-    spec = REGISTRY.model("gpt-5.4")
-    monkeypatch.setenv(spec.api_key_env, "sk-loopback")
-    pointed = replace(spec, base_url=loopback.base_url(spec.api))
-    ideas = [{"instance_id": str(i), "ideas": [f"idea {i}"]} for i in range(2)]
     cache = tmp_path / "cache"
 
-    def run(cap: float):
-        spending = Spending.of({"max_usd": cap, "check_every_calls": 1}, cache)
-        with Journal(cache / spec.name, "ai_scientist") as journal:
-            with serve(pointed, tmp_path / "serve.log") as endpoint:
-                return run_checks(
-                    ideas, spec, endpoint, journal, ClientSettings(2, 30, 1),
-                    lambda instance_id, query: [], PROMPTS, 2, {"max_tokens": 64}, spending,
-                )  # fmt: skip
+    def capped(cap: float) -> Spending:
+        return Spending.of({"max_usd": cap, "check_every_calls": 1}, cache)
 
+    run = two_rounds_on_the_loopback(
+        loopback, cache, tmp_path / "serve.log", monkeypatch, {"max_tokens": 64}, None
+    )
     sent_before = len(loopback.bodies)
     with pytest.raises(BudgetExceeded, match="budget.max_usd = 0.008 USD reached"):
-        run(0.008)
+        run(capped(0.008))
     assert len(loopback.bodies) - sent_before == 2
     assert ledger_spend(cache, "judges") == pytest.approx(2 * 0.0055)
-    checks, calls = run(1.0)
+    checks, calls = run(capped(1.0))
     assert len(loopback.bodies) - sent_before == 4
     assert [(c["instance_id"], c["round"]) for c in calls] == [
         ("0", 1),
