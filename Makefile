@@ -24,12 +24,12 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 # torch and the package again, 2 s of CPU per job start instead of 0.6. Its result is not
 # checked: a few files of the installed packages do not compile (torch's helper in Python 3.12
 # syntax, an openreview-py template), and no import reaches them.
-# Every dependency the cluster's CPU environment pins (envs/noveval.yaml) is installed at that
+# Every dependency the cluster's CPU environment pins (workflow/envs/noveval.yaml) is installed at that
 # version, so that the tests run what a cluster gets (tests/test_envs.py checks the pins).
-$(SETUP): pyproject.toml envs/noveval.yaml
+$(SETUP): pyproject.toml workflow/envs/noveval.yaml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	sed -n 's/^ *- \([A-Za-z0-9_.-]*==[^ ]*\)$$/\1/p' envs/noveval.yaml > $(VENV)/pins.txt
+	sed -n 's/^ *- \([A-Za-z0-9_.-]*==[^ ]*\)$$/\1/p' workflow/envs/noveval.yaml > $(VENV)/pins.txt
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
 		--no-compile --no-binary llama-cpp-python -c $(VENV)/pins.txt \
 		'llama-cpp-python[server]==0.3.36'
@@ -50,8 +50,8 @@ test-slurm: $(SETUP)
 	$(BIN)/python -m pytest -ra tests/test_slurm.py
 
 lint: $(SETUP)
-	$(BIN)/ruff check src tests scripts benchmarks
-	$(BIN)/ruff format --check src tests scripts benchmarks
+	$(BIN)/ruff check src tests workflow/scripts benchmarks
+	$(BIN)/ruff format --check src tests workflow/scripts benchmarks
 	$(BIN)/snakefmt --check .
 	$(BIN)/snakemake --lint
 

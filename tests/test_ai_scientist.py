@@ -41,7 +41,7 @@ from noveval.judges.ai_scientist import (
 )
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release, write_instances
-from noveval.judges.stages.systems import ai_scientist_check
+from noveval.judges.stages.ai_scientist import ai_scientist_check
 from noveval.judges.summary import metrics_table
 from noveval.ledger import BudgetExceeded, Spending, ledger_spend
 from noveval.literature.semantic_scholar import SemanticScholar
@@ -350,7 +350,7 @@ def test_its_published_rows_are_compared_but_never_as_equal():
     paper = report.paper_conditions(
         REPO / "config" / "config.yaml",
         REPO / "config" / "paper.yaml",
-        REPO / "config" / "schemas" / "config.schema.yaml",
+        REPO / "workflow" / "schemas" / "config.schema.yaml",
         REPO / "config" / "models.yaml",
     )
     ours = report.conditions(config, REGISTRY)

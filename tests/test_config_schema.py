@@ -10,7 +10,7 @@ from snakemake.utils import validate
 
 from noveval import upstream
 
-SCHEMA = str(REPO / "config" / "schemas" / "config.schema.yaml")
+SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
 
 # Every required key, nothing else.
 RETRIEVAL_DEFAULTS = {

@@ -19,11 +19,11 @@ from noveval.construction import (
     judge_calls,
     judge_plan,
     judge_release,
-    judge_steps,
     openreview_notes,
     selection,
 )
 from noveval.construction.judge_plan import construction_workloads
+from noveval.construction.stages.judges_candidates import candidates
 from noveval.judges.authors import blocked_titles
 from noveval.judges.instances import load_release
 from noveval.plan import plan_table
@@ -405,7 +405,7 @@ def test_each_iclr_years_note_shapes_give_decisions_scores_and_counted_skips(tmp
     # them by reason (skipped_by_reason).
     rules = {"percentile": 50}
     out = [str(tmp_path / "candidates.json"), str(tmp_path / "skipped.json")]
-    judge_steps.candidates(str(notes), None, rules, *out)
+    candidates(str(notes), None, rules, *out)
     written = json.loads(Path(out[1]).read_text())
     assert Counter(r["reason"] for r in written) == Counter(reasons.values())
     pools = {c["id"]: c["pool"] for c in json.loads(Path(out[0]).read_text())}

@@ -25,10 +25,11 @@ from noveval.construction import (
     records,
     retrieval,
     sentences,
-    steps,
     validation,
 )
 from noveval.construction.extraction import decisions, prompt_requests, step_decision_requests
+from noveval.construction.stages.novbench_retrieval import retrieve
+from noveval.construction.stages.novbench_sources import read_sources
 from noveval.novbench.records import load_release
 from noveval.plan import plan_table
 from noveval.registry import load_registry
@@ -154,9 +155,9 @@ def test_a_malformed_paper_is_skipped_with_its_reason(tmp_path):
 def test_a_missing_nlpeer_folder_or_corpus_is_an_error_naming_the_config_key(tmp_path):
     out = [str(tmp_path / name) for name in ("papers", "sentences", "skipped")]
     with pytest.raises(FileNotFoundError, match="construction.novbench.nlpeer: .*not a folder"):
-        steps.read_sources(str(tmp_path / "ICLR2026"), {}, None, *out)
+        read_sources(str(tmp_path / "ICLR2026"), {}, None, *out)
     with pytest.raises(FileNotFoundError, match="construction.novbench.retrieval.corpus: no file"):
-        steps.retrieve(out[0], str(tmp_path / "corpus.yaml"), "-", 5, str(tmp_path / "r"))
+        retrieve(out[0], str(tmp_path / "corpus.yaml"), "-", 5, str(tmp_path / "r"))
 
 
 # --- the authors' prompts ------------------------------------------------------------------------
@@ -494,9 +495,9 @@ def nlpeer_review(text: str, sentences: list[str]) -> dict:
 
 
 def read_as_config(root: Path, tmp_path: Path, reading: dict) -> pd.DataFrame:
-    """The sentences table rule novbench_construction_sources writes for ``reading``."""
+    """The sentences table rule construction_novbench_sources writes for ``reading``."""
     out = [str(tmp_path / f"{name}.parquet") for name in ("papers", "sentences", "skipped")]
-    steps.read_sources(str(root), reading, None, *out)
+    read_sources(str(root), reading, None, *out)
     return pd.read_parquet(out[1])
 
 

@@ -184,11 +184,11 @@ def test_a_new_venue_dry_runs_both_constructions_before_the_tracks_and_plans_the
         "construction_judges_notes",
         "construction_judges_infer",
         "judges_instances",
-        "novbench_construction_sources",
-        "novbench_construction_sentence_requests",
-        "novbench_construction_normalisation_requests",
-        "novbench_construction_retrieval",
-        "novbench_construction_release",
+        "construction_novbench_sources",
+        "construction_novbench_sentence_requests",
+        "construction_novbench_normalisation_requests",
+        "construction_novbench_retrieval",
+        "construction_novbench_release",
         "novbench_papers",
     ):
         assert f"rule {rule}:" in dry
@@ -226,7 +226,9 @@ def test_the_papers_constructions_dry_run_and_are_priced_one_call_per_occurrence
     configs = ("--configfile", "config/config.yaml", str(shipped), str(overlay))
     dry = run_snakemake("-n", "--cores", "1", "build_novbench", *configs).stdout
     name = section["name"]
-    assert "rule punkt_model:" not in dry  # the package's copy of Punkt: nothing to download
+    assert (
+        "rule construction_punkt_model:" not in dry
+    )  # the package's copy of Punkt: nothing to download
     calls = re.findall(rf"novbench_construction/{name}/([\w.-]+)/([\w]+)/requests.parquet", dry)
     assert {"gpt-5", "gpt-4o"} <= {model for model, _ in calls}
     assert {("gpt-5", "introduction_sentences"), ("gpt-5", "review_sentences")} <= set(calls)

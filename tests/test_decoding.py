@@ -17,7 +17,7 @@ from noveval.engines.journal import Journal, read_records
 from noveval.engines.providers import Endpoint, arguments
 from noveval.engines.servers import serve
 from noveval.novbench import decoding, generation, records
-from noveval.novbench.steps import generation_config_of
+from noveval.novbench.decoding import generation_config_of
 from noveval.registry import RegistryError, load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")

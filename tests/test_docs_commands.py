@@ -141,7 +141,7 @@ def plan_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     plan = (checkout / "results" / "plan" / "compute_plan.md").read_text()
     assert "- claude-sonnet-4-5: not runnable: retired on 2026-11-30; its 91 judge cells" in plan
-    assert "envs/inference-vllm.yaml" in plan  # each job's environment, with no conda here
+    assert "workflow/envs/inference-vllm.yaml" in plan  # each job's environment, with no conda here
     table = pd.read_csv(checkout / "results" / "plan" / "compute_plan.csv")
     totals = table[table["model"] == "all"].set_index("track")
     live, batch, gpu = (totals.at["total", column] for column in COSTS)

@@ -23,7 +23,7 @@ from packaging.utils import canonicalize_name
 
 pytestmark = pytest.mark.workflow
 
-ENVS = REPO / "envs"
+ENVS = REPO / "workflow" / "envs"
 STAND_IN = REPO / "tests" / "conda" / "bin"
 # The one pin of the vLLM environment that is not the test environment's (see its header).
 VLLM_ENV_OWN = {"numpy": "2.3.5"}
@@ -155,12 +155,12 @@ def test_dry_run_with_sdm_conda_lists_both_environments(tmp_path, tiny_config):
     # Even a dry run needs conda (Snakemake asks it for its platform): the stand-in answers.
     listed = run_snakemake(*command, env=stand_in_env())
     listed = listed.stdout + listed.stderr
-    for env_file in ("envs/noveval.yaml", "envs/inference-vllm.yaml"):
+    for env_file in ("workflow/envs/noveval.yaml", "workflow/envs/inference-vllm.yaml"):
         assert f"Conda environment {env_file} will be created." in listed
 
 
 def test_the_slurm_profile_deploys_the_conda_environments(paper_grid):
     """The shipped site file's software_deployment: conda gives the SLURM profile --sdm conda:
     the paper grid's dry run lists both environments."""
-    for env_file in ("envs/noveval.yaml", "envs/inference-vllm.yaml"):
+    for env_file in ("workflow/envs/noveval.yaml", "workflow/envs/inference-vllm.yaml"):
         assert f"Conda environment {env_file} will be created." in paper_grid.dry_run

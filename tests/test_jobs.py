@@ -18,6 +18,7 @@ from noveval.chat_requests import build_request
 from noveval.chunks import attempt_runtime, chunk_count, chunk_ids, chunk_names, parse_chunk
 from noveval.cluster import InferenceJobs, PlannedJob
 from noveval.inference import run_inference
+from noveval.logs import log_to
 from noveval.novbench.grid import novbench_grid
 from noveval.preflight import (
     driver_partition,
@@ -91,7 +92,7 @@ def yaml_config() -> dict:
     """config/config.yaml with config/paper.yaml merged in, as Snakemake merges them."""
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     update_config(config, yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
-    validate(config, str(REPO / "config" / "schemas" / "config.schema.yaml"))  # its defaults
+    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))  # its defaults
     return config
 
 
@@ -192,7 +193,8 @@ def test_chunks_answer_their_share_and_a_rerun_sends_nothing(tmp_path, loopback,
     assert [len(part) for part in parts] == [3, 2]
     assert not set(parts[0]["request_id"]) & set(parts[1]["request_id"])
     gathered = folder / "responses" / "cells.parquet"
-    gather_responses(paths, gathered, tmp_path / "responses.log")
+    with log_to(tmp_path / "responses.log"):
+        gather_responses(paths, gathered)
     table = pd.read_parquet(gathered)
     assert table["cell"].value_counts().to_dict() == {"zero-none": 3, "few-none": 2}
     assert "1-of-2: 3, 2-of-2: 2" in (tmp_path / "responses.log").read_text()

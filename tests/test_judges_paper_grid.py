@@ -66,7 +66,7 @@ def test_the_declared_release_lists_every_file_at_its_commit():
 
 def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(caplog):
     config = paper_config()
-    validate(config, str(REPO / "config" / "schemas" / "config.schema.yaml"))
+    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
     grid = judges_grid(config, REGISTRY)  # no file, no network
     per_model = Counter(cell.model for cell in grid.cells)
     # 12 (setup, format) files, 7 of them pairwise: reference, P1, P2, no_aggregation on 12;

@@ -18,7 +18,7 @@ from noveval.judges.instances import load_release
 from noveval.judges.prompts import CACHE_CONTROL, judge_requests, messages, split_item_id
 from noveval.judges.retrieval import load_corpus, top_related
 from noveval.judges.rewrites import apply_rewrites, rewrite_requests
-from noveval.judges.stages import verdicts as verdict_stages
+from noveval.judges.stages import metrics as metrics_stage
 from noveval.registry import load_registry
 
 SAMPLE = REPO / "data" / "sample" / "judges"
@@ -323,7 +323,7 @@ def test_a_substitution_runs_the_successor_and_its_metrics_name_the_model_it_rep
     pd.DataFrame(rows).to_parquet(verdicts)
     bootstrap = {"resamples": 200, "seed": 42, "method": "percentile"}
     parquet, table_csv = tmp_path / "metrics.parquet", tmp_path / "metrics.csv"
-    verdict_stages.metrics(
+    metrics_stage.metrics(
         [str(verdicts)], "pairwise", bootstrap, parquet, table_csv, {}, grid.substitutes
     )
     metrics = pd.read_parquet(parquet).set_index("model")

@@ -50,7 +50,7 @@ def default_config(*overlays: str) -> dict:
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     for overlay in overlays:
         update_config(config, yaml.safe_load((REPO / "config" / overlay).read_text()))
-    validate(config, str(REPO / "config" / "schemas" / "config.schema.yaml"))
+    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
     return config
 
 

@@ -18,7 +18,11 @@ from noveval.judges.cells import CHANGES, cell_change, split_change
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import write_instances
 from noveval.judges.prompts import calls_of, judge_requests
-from noveval.judges.stages import reports, verdicts
+from noveval.judges.stages.controlled_study import controlled_study
+from noveval.judges.stages.expert_study import expert_study
+from noveval.judges.stages.plan_format_figure import plan_format_figure
+from noveval.judges.stages.requests import requests
+from noveval.judges.stages.soft_accuracy import soft_accuracy
 from noveval.judges.summary import metrics_table
 from noveval.registry import load_registry
 
@@ -203,7 +207,7 @@ def test_expert_study_counts_errors_controls_and_the_experts_side(tmp_path):
     path = tmp_path / "judge_errors.csv"
     annotations.to_csv(path, index=False)
     csv, markdown = tmp_path / "expert.csv", tmp_path / "expert.md"
-    reports.expert_study(str(path), csv, markdown)
+    expert_study(str(path), csv, markdown)
     table = pd.read_csv(csv).set_index("judge_model")
     both = table.loc["all"]
     assert both[["items", "errors", "controls", "tied_errors"]].tolist() == [4, 3, 1, 1]
@@ -213,7 +217,7 @@ def test_expert_study_counts_errors_controls_and_the_experts_side(tmp_path):
     assert "| all | all | all | 4 | 3 | 1 | 1 |" in plain(markdown)
     annotations.drop(columns="annotation").to_csv(path, index=False)
     with pytest.raises(ValueError, match=r"judge_errors.csv: no column\(s\) \['annotation'\]"):
-        reports.expert_study(str(path), csv, markdown)
+        expert_study(str(path), csv, markdown)
 
 
 def test_expert_study_of_the_shared_excerpt():
@@ -235,9 +239,9 @@ def test_heatmaps_mark_significance_and_draw(metrics, tmp_path):
     path = tmp_path / "study.parquet"
     metrics.to_parquet(path)
     for name, draw in [
-        ("controlled.png", lambda png: reports.controlled_study(path, png)),
-        ("soft.png", lambda png: reports.soft_accuracy(path, png)),
-        ("plan.png", lambda png: reports.plan_format_figure(path, ["P4+purpose_mechanism"], png)),
+        ("controlled.png", lambda png: controlled_study(path, png)),
+        ("soft.png", lambda png: soft_accuracy(path, png)),
+        ("plan.png", lambda png: plan_format_figure(path, ["P4+purpose_mechanism"], png)),
     ]:
         draw(str(tmp_path / name))
         assert (tmp_path / name).stat().st_size > 5_000
@@ -311,7 +315,7 @@ def test_the_purpose_mechanism_cell_sends_what_it_sent_and_p4_on_plans_is_p4(tmp
         ("P4+purpose_mechanism", "P4"),
     ]:
         out = tmp_path / f"{change}.parquet"
-        verdicts.requests(
+        requests(
             str(instances), change, spec.name, str(REPO / "config" / "models.yaml"),
             decoding, settings, str(out), upstream_root=str(upstream),
         )  # fmt: skip

@@ -41,7 +41,7 @@ LAYERS = {  # module prefix -> layer (the longest prefix wins)
     "noveval.pilot": 3,
     "noveval.budget": 3,
     "noveval.reproduction": 3,
-    "noveval.wildcards": 4,
+    "noveval.workflow": 4,
 }
 LAYER_NAMES = ["core", "inference and literature", "tracks", "planning", "workflow adapter"]
 MAX_LINES = 400

@@ -21,6 +21,9 @@ from conftest import (
 from noveval.chat_requests import RESPONSE_COLUMNS
 from noveval.novbench import confidence, paper_tables, paper_type, records
 from noveval.novbench.grid import Cell, NovBenchGrid
+from noveval.novbench.stages.paper_type_labels import classification_labels
+from noveval.novbench.stages.paper_type_requests import classification_requests
+from noveval.novbench.stages.paper_type_table import paper_type_table
 from noveval.novbench.tables import CLARITY_PARTS, KEYS, METRICS, SCORERS
 from noveval.reproduction import report
 
@@ -79,7 +82,7 @@ def test_the_paper_type_table_records_the_labels_files_digest(tmp_path):
     labels_path.write_text(json.dumps([{"id": 1, "classification": "Resource"}]))
     scores_path = tmp_path / "scores.parquet"
     scores([{"paper_id": "1"}]).to_parquet(scores_path)
-    paper_tables.paper_type_table([str(scores_path)], str(labels_path), str(tmp_path / "t.csv"))
+    paper_type_table([str(scores_path)], str(labels_path), str(tmp_path / "t.csv"))
     table = pd.read_csv(tmp_path / "t.csv")
     digest = hashlib.sha256(labels_path.read_bytes()).hexdigest()
     assert list(table["paper_type"]) == ["resource"]
@@ -110,7 +113,7 @@ def test_the_classifier_sends_the_authors_prompt_read_from_their_script(tmp_path
     decoding = {"max_tokens": 4096, "mode": "authors"}
     script = root / paper_type.CLASSIFIER_SCRIPT
     registry = REPO / "config" / "models.yaml"
-    paper_tables.classification_requests(
+    classification_requests(
         str(papers_path), str(script), "gpt-4o", str(registry), decoding, str(requests_path)
     )
     (request,) = pd.read_parquet(requests_path).to_dict("records")
@@ -133,9 +136,7 @@ def test_the_classifier_answers_become_labels_in_the_authors_format(tmp_path):
     # the step reads its batch's responses table (rule infer's, cell paper_type)
     batch = responses.reindex(columns=RESPONSE_COLUMNS).assign(cell="paper_type")
     batch.to_parquet(tmp_path / "paper_type.parquet")
-    paper_tables.classification_labels(
-        str(tmp_path / "paper_type.parquet"), str(tmp_path / "labels.json")
-    )
+    classification_labels(str(tmp_path / "paper_type.parquet"), str(tmp_path / "labels.json"))
     labels = paper_type.read_labels(str(tmp_path / "labels.json"))
     assert paper_type.paper_types(labels).to_dict() == {"1": "resource"}
 
@@ -448,7 +449,7 @@ def test_the_conditions_name_each_annotation_files_source_and_digest():
     paper = report.paper_conditions(
         REPO / "config" / "config.yaml",
         REPO / "config" / "paper.yaml",
-        REPO / "config" / "schemas" / "config.schema.yaml",
+        REPO / "workflow" / "schemas" / "config.schema.yaml",
         REPO / "config" / "models.yaml",
     )
     assert paper["novbench"]["annotations"]["emnlp2023"] == PAPER["annotations"]["emnlp2023"]

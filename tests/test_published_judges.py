@@ -65,11 +65,13 @@ def test_retrieval_numbers_name_the_search_engine_they_differ_in():
     paper = report.paper_conditions(
         config / "config.yaml",
         config / "paper.yaml",
-        config / "schemas" / "config.schema.yaml",
+        REPO / "workflow" / "schemas" / "config.schema.yaml",
         config / "models.yaml",
     )
     ours = report.paper_config(
-        config / "config.yaml", config / "paper.yaml", config / "schemas" / "config.schema.yaml"
+        config / "config.yaml",
+        config / "paper.yaml",
+        REPO / "workflow" / "schemas" / "config.schema.yaml",
     )
     run = report.conditions(ours, load_registry(config / "models.yaml"))
     found = pd.DataFrame({"model": ["gpt-5.4"], "change": ["retrieval"]})

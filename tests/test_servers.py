@@ -18,8 +18,8 @@ from loopback_api import LoopbackAPI
 
 from noveval.engines import servers
 from noveval.judges import verdicts
-from noveval.novbench import steps
 from noveval.novbench.parsing import parse_evaluation, strip_reasoning
+from noveval.novbench.stages.parse import parse_responses
 from noveval.registry import RegistryError, load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -224,7 +224,7 @@ def test_an_r1_answer_cut_off_inside_its_reasoning_parses_as_empty(tmp_path):
     cell = {"model": "deepseek-r1-distill-llama-8b", "strategy": "zero", "perturbation": "none"}
     for think_opened, empty in [(True, [True, False]), (False, [False, False])]:
         parsed_path = tmp_path / f"parsed-{think_opened}.parquet"
-        steps.parse_responses(tmp_path / "responses.parquet", cell, parsed_path, think_opened)
+        parse_responses(tmp_path / "responses.parquet", cell, parsed_path, think_opened)
         parsed = pd.read_parquet(parsed_path)
         assert parsed["empty"].tolist() == empty
         assert list(parsed["items_text"].iloc[1]) == ["a new benchmark"]

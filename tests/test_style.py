@@ -11,8 +11,16 @@ from conftest import REPO, snakemake_env
 
 BIN = Path(sys.executable).parent
 CHECKS = {
-    "ruff check": [BIN / "ruff", "check", "src", "tests", "scripts", "benchmarks"],
-    "ruff format": [BIN / "ruff", "format", "--check", "src", "tests", "scripts", "benchmarks"],
+    "ruff check": [BIN / "ruff", "check", "src", "tests", "workflow/scripts", "benchmarks"],
+    "ruff format": [
+        BIN / "ruff",
+        "format",
+        "--check",
+        "src",
+        "tests",
+        "workflow/scripts",
+        "benchmarks",
+    ],
     "snakefmt": [BIN / "snakefmt", "--check", "."],
     "snakemake --lint": [sys.executable, "-m", "snakemake", "--lint"],
 }

@@ -9,6 +9,7 @@ table; the batch's responses table gathers them and holds every cell's rows.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pandas as pd
@@ -50,13 +51,12 @@ def chunk_path(results: str, track: str, dataset: str, model: str, batch: str, c
     return f"{results}/{track}/{dataset}/{model}/responses/{batch}/{chunk}.parquet"
 
 
-def gather_responses(chunk_paths: list[str | Path], path: str | Path, log_path: str | Path):
+def gather_responses(chunk_paths: list[str | Path], path: str | Path):
     """The batch's responses table: its chunks' rows, in chunk order (counted in the log)."""
     frames = [pd.read_parquet(chunk) for chunk in chunk_paths]
     write_table(pd.concat(frames, ignore_index=True), path)
     counts = ", ".join(f"{Path(c).stem}: {len(f)}" for c, f in zip(chunk_paths, frames))
-    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-    Path(log_path).write_text(f"{path}: rows of {len(frames)} chunks ({counts})\n")
+    logging.getLogger(__name__).info("%s: rows of %d chunks (%s)", path, len(frames), counts)
 
 
 def read_responses(path: str | Path, cell: str, requests_path: str | Path | None = None):

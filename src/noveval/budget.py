@@ -155,7 +155,7 @@ def spend_table(cache_dir: str | Path, registry, results: str) -> pd.DataFrame:
     return frame.groupby(["model", "track", "provider"], as_index=False)[["calls", "usd"]].sum()
 
 
-# Journals of the judges' dedicated systems (judges.stages.systems, judges.scideator)
+# Journals of the judges' dedicated systems (judges.stages.ai_scientist, judges.scideator)
 JUDGE_SYSTEM_JOURNALS = ("judges-", "scideator-")
 
 

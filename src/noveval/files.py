@@ -6,6 +6,7 @@ a killed job leaves either the old file or the whole new one, never half a file.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,3 +55,14 @@ def write_table(table: pd.DataFrame | pa.Table, path: str | Path) -> None:
 def read_tables(paths: list[str | Path]) -> pd.DataFrame:
     """Several Parquet tables of one kind (one per grid cell) as one frame."""
     return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+
+
+def read_json(path: str | Path):
+    """A JSON file's data."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def write_json(data, path: str | Path) -> None:
+    """``data`` as indented UTF-8 JSON (a folder made where missing)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

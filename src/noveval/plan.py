@@ -500,7 +500,7 @@ RULES = {
 
 
 # The rules whose jobs run in the inference environment of their model's engine (a vLLM model's
-# in envs/inference-vllm.yaml); every other rule runs in envs/noveval.yaml.
+# in workflow/envs/inference-vllm.yaml); every other rule runs in workflow/envs/noveval.yaml.
 ENGINE_ENVIRONMENT_RULES = {"infer", "pilot_infer", "construction_judges_infer"}
 
 
@@ -508,7 +508,7 @@ def job_environment(spec: ModelSpec, rule: str) -> str:
     """The conda environment file a job of ``rule`` for ``spec`` runs in under the site's
     ``software_deployment: conda`` (as the rules' ``conda:`` directives name it)."""
     env = inference_env(spec) if rule in ENGINE_ENVIRONMENT_RULES else "noveval.yaml"
-    return f"envs/{env}"
+    return f"workflow/envs/{env}"
 
 
 def plan_table(

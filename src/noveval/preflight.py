@@ -652,7 +652,7 @@ MIN_GLIBC = "2.31"
 # environment: torch 2.14 on CUDA 13.0 with the CUDA libraries as wheels, FlashInfer and vLLM
 # itself, an estimate from the wheels' sizes of such builds (not measured here).
 ENV_SIZES_GB = {"noveval.yaml": (3.0, 1.0), "inference-vllm.yaml": (14.0, 6.0)}
-ENVS_DIR = Path(__file__).resolve().parents[2] / "envs"
+ENVS_DIR = Path(__file__).resolve().parents[2] / "workflow" / "envs"
 # The role sequences of our requests (NovBench and judge prompts with a system message, and
 # NovBench prompts without one): a model's chat template must render both.
 ROLE_SEQUENCES = {

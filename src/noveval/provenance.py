@@ -20,11 +20,10 @@ PACKAGE = "noveval"
 _PACKAGE_ROOT = Path(__file__).resolve().parent
 
 
-def code_version(*modules: str, step: str | None = None, data: tuple[str, ...] = ()) -> str:
-    """A short hash of the source of ``modules`` and every package module they import, of the
-    ``step`` module that calls them (alone: it holds every step of a track), and of the files of
-    the package data folders ``data`` (relative to the package root)."""
-    files: set[Path] = {_source(step)} if step else set()
+def code_version(*modules: str, data: tuple[str, ...] = ()) -> str:
+    """A short hash of the source of ``modules`` and every package module they import, and of
+    the files of the package data folders ``data`` (relative to the package root)."""
+    files: set[Path] = set()
     for module in modules:
         files |= _closure(module)
     root = _PACKAGE_ROOT

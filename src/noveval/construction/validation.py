@@ -89,3 +89,13 @@ def _json_list(path: str | Path) -> list:
     if not isinstance(data, list):
         raise ValueError(f"{path}: not a JSON list")
     return data
+
+
+def labelled_sentences(prompt: str, labels: dict) -> pd.DataFrame:
+    """The labelled sentences a validated prompt is scored on (``labels``: the config's
+    ``validation`` section)."""
+    if prompt == "review":
+        return review_labels(
+            labels["review_labels"]["novelty"], labels["review_labels"]["other"], labels["limit"]
+        )
+    return introduction_labels(labels["introduction_labels"], labels["limit"])

@@ -10,6 +10,7 @@ parsed with the semantics of their ``extract_json_choice``.
 from __future__ import annotations
 
 import ast
+import logging
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -206,3 +207,19 @@ def blocked_partners(pointwise: pd.DataFrame, pairs: pd.DataFrame, titles: set[s
             if other is not None and (str(other.titles[0]), other.area) in wanted:
                 found.add(other.instance_id)
     return found
+
+
+log = logging.getLogger(__name__)
+
+
+def blocklisted(
+    table: pd.DataFrame, upstream_root: str | None, pairs: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """``table`` without the authors' blocked papers and partners (``upstream_root``: their
+    blocklist's folder, None keeps every instance; ``pairs``: the pairwise instances a pointwise
+    table's partners are found in, by text)."""
+    if not upstream_root:
+        return table
+    kept = apply_blocklist(table, blocked_titles(upstream_root), pairs)
+    log.info("blocklist: %d of %d instances removed", len(table) - len(kept), len(table))
+    return kept

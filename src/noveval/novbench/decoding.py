@@ -107,3 +107,11 @@ def call_decoding(
             )
         values.update(generate_decoding(generation_config))
     return values
+
+
+def generation_config_of(weights_manifests: list[str]) -> dict | None:
+    """The generation config of the one downloaded snapshot named (None: no manifest)."""
+    if not weights_manifests:
+        return None
+    (manifest,) = weights_manifests
+    return read_generation_config(manifest)

@@ -9,24 +9,15 @@ annotator, Section 4.3). A file is a local path or ``{url, sha256}`` downloaded 
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from noveval.assets import file_digest
 from noveval.batches import PAPER_TYPE as PAPER_TYPE_BATCH
-from noveval.batches import read_responses
-from noveval.chat_requests import REQUEST_COLUMNS
-from noveval.files import read_tables, write_bytes, write_table
-from noveval.novbench import confidence, human_agreement, paper_type, records
-from noveval.novbench.releases import ReleaseFile, download
-from noveval.registry import load_registry
+from noveval.novbench.releases import ReleaseFile
 from noveval.scoring_cost import mem_mb, planned_load, runtime_minutes
-from noveval.upstream import UpstreamSource
-from noveval.weights import use_offline
 
 log = logging.getLogger(__name__)
 
@@ -111,118 +102,3 @@ def human_eval_resources(config: dict) -> dict:
         return runtime_minutes(planned_load(samples, 2 * samples), scoring, threads)
 
     return {"runtime": runtime, "mem_mb": mem_mb(scoring)}
-
-
-def download_annotation(url: str, sha256: str | None, name: str, path: str) -> None:
-    """Fetch a declared annotation file (checked against its SHA-256 when the config gives one)."""
-    download(ReleaseFile(name=name, path=path, url=url, sha256=sha256))
-
-
-def classification_requests(
-    papers_path: str,
-    script_path: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
-    requests_path: str,
-) -> None:
-    """One call per paper with the authors' paper-type prompt, read from their pinned script
-    (``script_path``: the fetched ``rebuttal_result/type_class.py``, digest checked)."""
-    root = Path(script_path).parents[paper_type.CLASSIFIER_SCRIPT.count("/")]
-    prompt = paper_type.classifier_prompt(
-        UpstreamSource("novbench", root).text(paper_type.CLASSIFIER_SCRIPT)
-    )
-    spec = load_registry(registry_path).model(model)
-    papers = records.read_papers(papers_path)
-    rows = paper_type.classification_requests(papers, prompt, spec, decoding)
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
-
-
-def classification_labels(responses_path: str, labels_path: str) -> None:
-    """The classifier's answers in the authors' file format (``id``, ``classification``)."""
-    labels = paper_type.labels_from_responses(read_responses(responses_path, PAPER_TYPE_BATCH))
-    write_bytes(json.dumps(labels, ensure_ascii=False, indent=1).encode("utf-8"), labels_path)
-
-
-def paper_type_table(scores_paths: list[str], labels_path: str, csv_path: str) -> None:
-    """Tables 6 and 7: the dataset's scores summarised per paper type, with the labels file's
-    SHA-256 (``annotations_sha256``)."""
-    table = paper_type.split_table(read_tables(scores_paths), paper_type.read_labels(labels_path))
-    table[ANNOTATIONS_DIGEST] = file_digest(Path(labels_path))
-    table.to_csv(csv_path, index=False)
-    log.info("%s", table.groupby("paper_type")["n_papers"].max().to_dict())
-
-
-def reviewer_confidence_table(
-    responses_paths: list[str],
-    pairs_path: str,
-    encoder: str,
-    registry_path: str,
-    csv_path: str,
-    weights_manifests: list[str] = (),
-) -> None:
-    """Table 8: each cell's mean similarity to the high- and low-confidence reviews, with the
-    confidence file's SHA-256 (``annotations_sha256``; responses paths name their model, as
-    ``.../<model>/responses/cells.parquet``). A hub encoder loads from its snapshot of
-    ``weights_manifests`` (rule weights), with the hub off."""
-    located = use_offline(weights_manifests)
-    from noveval.encoders import SentenceEncoder
-
-    outputs = []
-    for path in responses_paths:
-        responses = pd.read_parquet(path)
-        strategy_perturbation = responses["cell"].str.split("-", n=1, expand=True)
-        outputs.append(
-            pd.DataFrame(
-                {
-                    "model": Path(path).parent.parent.name,
-                    "strategy": strategy_perturbation[0],
-                    "perturbation": strategy_perturbation[1],
-                    "paper_id": responses["item_id"].astype(str),
-                    "text": responses["text"].where(responses["error"].isna()),
-                }
-            )
-        )
-    texts = confidence.cell_texts(
-        pd.concat(outputs, ignore_index=True), confidence.read_pairs(pairs_path)
-    )
-    reference = load_registry(registry_path).encoder(encoder)
-    vectors = SentenceEncoder(located.get(reference, reference)).encode(
-        confidence.texts_to_embed(texts)
-    )
-    table = confidence.similarities(texts, vectors).assign(
-        encoder=encoder, **{ANNOTATIONS_DIGEST: file_digest(Path(pairs_path))}
-    )
-    table.to_csv(csv_path, index=False)
-
-
-def human_eval_scores(
-    sheet_paths: list[str], scoring: dict, registry_path: str, scores_path: str
-) -> None:
-    """The NovBench metrics of each sample's Model A and Model B outputs (the first sheet's
-    texts; every sheet holds the same)."""
-    from noveval.novbench.scoring import NovBenchScorer
-
-    samples, _ = human_agreement.read_choices(sheet_paths)
-    papers, outputs = human_agreement.scoring_inputs(samples)
-    registry = load_registry(registry_path)
-    scorer = NovBenchScorer(
-        relevance_encoder=registry.encoder(scoring["relevance_encoder"]),
-        coverage_encoder=registry.encoder(scoring["coverage_encoder"]),
-        fluency_lm=registry.language_model(scoring["fluency_lm"]),
-        coverage_threshold=scoring["coverage_threshold"],
-    )
-    scores = scorer.score(papers, outputs).assign(output=outputs["output"])
-    for key in ("relevance_encoder", "coverage_encoder", "fluency_lm"):
-        scores[key] = scoring[key]
-    write_table(scores, scores_path)
-
-
-def human_agreement_table(sheet_paths: list[str], scores_path: str, csv_path: str) -> None:
-    """Section 4.3: Fleiss' kappa, and each metric's agreement and Spearman's rho with the
-    annotators."""
-    _, choices = human_agreement.read_choices(sheet_paths)
-    differences = human_agreement.metric_differences(pd.read_parquet(scores_path))
-    table = human_agreement.statistics(choices, differences)
-    table.to_csv(csv_path, index=False)
-    log.info("\n%s", table.to_string(index=False))

@@ -16,6 +16,8 @@ from noveval.novbench.parsing import parse_evaluation
 
 log = logging.getLogger(__name__)
 
+CELL_COLUMNS = ["model", "strategy", "perturbation"]  # a NovBench cell's key
+
 MIN_DESCRIPTION_CHARS = 10
 _TEXT_LIST = pa.list_(pa.string())
 PAPER_COLUMNS: dict[str, pa.DataType] = {

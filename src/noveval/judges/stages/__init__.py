@@ -1,1 +1,1 @@
-"""The judges' stages as file-to-file functions; each Snakemake rule calls exactly one."""
+"""The judge study's stages: one module per rule (rule judges_<stage> runs stage <stage>'s run)."""

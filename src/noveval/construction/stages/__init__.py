@@ -1,0 +1,1 @@
+"""The benchmarks' construction stages: one module per rule (rule construction_<stage>)."""

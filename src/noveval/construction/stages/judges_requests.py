@@ -1,0 +1,52 @@
+"""Stage construction_judges_requests: one construction step's requests (signals, strip or
+generation)."""
+
+from __future__ import annotations
+
+import logging
+
+from noveval.construction import judge_calls, selection
+from noveval.files import read_json, write_table
+from noveval.registry import load_registry
+
+log = logging.getLogger(__name__)
+
+
+STAGE_REQUESTS = {
+    "signals": judge_calls.signal_requests,
+    "strip": judge_calls.strip_requests,
+    "generation": judge_calls.generation_requests,
+}
+
+
+def stage_requests(
+    stage: str,
+    source_path: str,
+    upstream_root: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    requests_path: str,
+) -> None:
+    """One construction step's requests: the candidates' reviews (signals), the labelled papers'
+    abstracts (strip) or one idea per D₊ paper's area (generation)."""
+    papers = read_json(source_path)
+    if stage == "generation":
+        papers = [paper for paper in papers if paper["pool"] == selection.POSITIVE]
+    spec = load_registry(registry_path).model(model)
+    rows = STAGE_REQUESTS[stage](papers, upstream_root, spec, decoding)
+    log.info("%s %s: %d requests", model, stage, len(rows))
+    write_table(rows, requests_path)
+
+
+def run(job) -> None:
+    """One job of rule construction_judges_requests."""
+    stage_requests(
+        stage=job.wildcards.stage,
+        source_path=job.input.source,
+        upstream_root=job.params.upstream_root,
+        model=job.wildcards.model,
+        registry_path=job.params.registry,
+        decoding=job.params.decoding,
+        requests_path=job.output[0],
+    )

@@ -1,0 +1,38 @@
+"""Rule novbench_extraction_step_requests: the step prompt's second calls."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from noveval.batches import read_responses
+from noveval.chat_requests import REQUEST_COLUMNS
+from noveval.construction import extraction
+from noveval.files import write_table
+from noveval.registry import load_registry
+
+
+def step_requests(
+    responses_path: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    upstream_root: str,
+    requests_path: str,
+) -> None:
+    """The second calls of the step prompt, from the answers of its first."""
+    spec = load_registry(registry_path).model(model)
+    first = read_responses(responses_path, "step")
+    rows = extraction.step_decision_requests(first, spec, decoding, upstream_root)
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+
+
+def run(job) -> None:
+    """One job of rule construction_novbench_extraction_step_requests."""
+    step_requests(
+        job.input.responses,
+        job.wildcards.model,
+        job.params.registry,
+        job.params.decoding,
+        job.params.upstream_root,
+        job.output[0],
+    )

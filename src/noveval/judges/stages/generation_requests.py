@@ -1,0 +1,40 @@
+"""Stage judges_generation_requests: one generated D₋ idea per pair, from its area alone."""
+
+from __future__ import annotations
+
+import logging
+
+from noveval.files import write_table
+from noveval.judges import generation, instances
+from noveval.registry import load_registry
+
+log = logging.getLogger(__name__)
+
+
+def generation_requests(
+    pairs_path: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    max_tokens: int,
+    requests_path: str,
+) -> None:
+    """One generated D₋ idea per pair of the base setup, from its primary area only."""
+    spec = load_registry(registry_path).model(model)
+    rows = generation.generation_requests(
+        instances.read_instances(pairs_path), spec, {**decoding, "max_tokens": max_tokens}
+    )
+    log.info("%s: %d ideas to generate", model, len(rows))
+    write_table(rows, requests_path)
+
+
+def run(job) -> None:
+    """One job of rule judges_generation_requests."""
+    generation_requests(
+        pairs_path=job.input[0],
+        model=job.wildcards.model,
+        registry_path=job.params.registry,
+        decoding=job.params.decoding,
+        max_tokens=job.params.max_tokens,
+        requests_path=job.output[0],
+    )

@@ -1,0 +1,74 @@
+"""Stage judges_requests: every call of one judge cell."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from noveval.chat_requests import REQUEST_COLUMNS
+from noveval.files import write_table
+from noveval.judges import instances
+from noveval.judges.authors import AuthorsPrompts
+from noveval.judges.cells import split_change
+from noveval.judges.prompts import calls_of, judge_requests
+from noveval.registry import load_registry
+
+log = logging.getLogger(__name__)
+
+
+def requests(
+    instances_path: str,
+    change: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    settings: dict,
+    requests_path: str,
+    related_path: str | None = None,
+    upstream_root: str | None = None,
+) -> None:
+    """Every call of one judge cell (``change``: its change name, whatever the form of the ideas
+    in ``instances_path``; ``related_path``: the retrieval change's related work).
+
+    ``settings['prompts'] == 'authors'`` renders the authors' prompts from ``upstream_root``.
+    """
+    change = split_change(change)[0]
+    spec = load_registry(registry_path).model(model)
+    authors = AuthorsPrompts(upstream_root) if settings["prompts"] == "authors" else None
+    related = None
+    if related_path:
+        table = pd.read_parquet(related_path)
+        related = {
+            row.instance_id: [list(block) for block in row.related] for row in table.itertuples()
+        }
+    rows = judge_requests(
+        instances.read_instances(instances_path).to_dict("records"),
+        change=change,
+        spec=spec,
+        decoding={**decoding, "max_tokens": settings["max_tokens"]},
+        calls=calls_of(change, settings["calls"], settings["calls_by_change"]),
+        structured_output=settings["structured_output"],
+        reasoning_chars=settings["reasoning_chars"],
+        related=related,
+        authors=authors,
+        prompt_caching=settings["prompt_caching"],
+        reasoning_summary=settings["reasoning_summary"],
+    )
+    log.info("%s/%s: %d calls", model, change, len(rows))
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+
+
+def run(job) -> None:
+    """One job of rule judges_requests."""
+    requests(
+        instances_path=job.input.instances,
+        change=job.wildcards.change,
+        model=job.wildcards.model,
+        registry_path=job.params.registry,
+        decoding=job.params.decoding,
+        settings=job.params.settings,
+        requests_path=job.output[0],
+        related_path=job.input.get("related"),
+        upstream_root=job.params.upstream_root,
+    )

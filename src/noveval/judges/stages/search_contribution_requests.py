@@ -1,0 +1,57 @@
+"""Stage judges_search_contribution_requests: the literature search's first LLM step per idea."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from noveval.chat_requests import REQUEST_COLUMNS
+from noveval.files import write_table
+from noveval.judges import instances
+from noveval.judges.search_calls import search_decoding, search_prompts, shown_ideas
+from noveval.registry import load_registry
+
+log = logging.getLogger(__name__)
+
+
+def search_contribution_requests(
+    instances_path: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    settings: dict,
+    requests_path: str,
+    upstream_root: str | None = None,
+) -> None:
+    """Step 1 of the assisted search: one contributions request per idea of a setup."""
+    from noveval.literature import assisted_search
+
+    spec = load_registry(registry_path).model(model)
+    ideas = shown_ideas(instances.read_instances(instances_path))
+    call, constraint = search_decoding(
+        spec, decoding, settings, assisted_search.CONTRIBUTIONS_SCHEMA
+    )
+    rows = assisted_search.contribution_requests(
+        ideas,
+        search_prompts(settings, upstream_root),
+        spec,
+        call,
+        settings["retrieval"]["max_contributions"],
+        constraint,
+    )
+    log.info("%s: %d contribution requests", model, len(rows))
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+
+
+def run(job) -> None:
+    """One job of rule judges_search_contribution_requests."""
+    search_contribution_requests(
+        instances_path=job.input.instances,
+        model=job.wildcards.model,
+        registry_path=job.params.registry,
+        decoding=job.params.decoding,
+        settings=job.params.settings,
+        requests_path=job.output[0],
+        upstream_root=job.params.upstream_root,
+    )

@@ -1,0 +1,69 @@
+"""Stage judges_search_query_requests: the literature search's second LLM step (its queries)."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from noveval.batches import read_responses
+from noveval.chat_requests import REQUEST_COLUMNS
+from noveval.files import write_table
+from noveval.judges import instances
+from noveval.judges.search_calls import search_decoding, search_prompts, shown_ideas
+from noveval.registry import load_registry
+
+log = logging.getLogger(__name__)
+
+
+def search_query_requests(
+    instances_path: str,
+    responses_path: str,
+    responses_cell: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    settings: dict,
+    requests_path: str,
+    upstream_root: str | None = None,
+) -> None:
+    """Step 2: one query-writing request per idea whose contributions could be read."""
+    from noveval.literature import assisted_search
+
+    spec = load_registry(registry_path).model(model)
+    ideas = shown_ideas(instances.read_instances(instances_path))
+    answers = read_responses(responses_path, responses_cell)
+    texts = {row.item_id: row.text for row in answers.itertuples() if pd.isna(row.error)}
+    call, constraint = search_decoding(spec, decoding, settings, assisted_search.QUERIES_SCHEMA)
+    rows = assisted_search.query_requests(
+        ideas,
+        texts,
+        search_prompts(settings, upstream_root),
+        spec,
+        call,
+        settings["retrieval"]["n_queries"],
+        constraint,
+    )
+    if len(rows) < len(ideas):
+        log.warning(
+            "%d of %d ideas: no contributions could be read from the answer; they get no "
+            "queries and no related work",
+            len(ideas) - len(rows),
+            len(ideas),
+        )
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+
+
+def run(job) -> None:
+    """One job of rule judges_search_query_requests."""
+    search_query_requests(
+        instances_path=job.input.instances,
+        responses_path=job.input.responses,
+        responses_cell=job.params.cell,
+        model=job.wildcards.model,
+        registry_path=job.params.registry,
+        decoding=job.params.decoding,
+        settings=job.params.settings,
+        requests_path=job.output[0],
+        upstream_root=job.params.upstream_root,
+    )

@@ -1,0 +1,45 @@
+"""Stage novbench_paper_type_requests: the authors' paper-type prompt, one call per paper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from noveval.chat_requests import REQUEST_COLUMNS
+from noveval.files import write_table
+from noveval.novbench import paper_type, records
+from noveval.registry import load_registry
+from noveval.upstream import UpstreamSource
+
+
+def classification_requests(
+    papers_path: str,
+    script_path: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    requests_path: str,
+) -> None:
+    """One call per paper with the authors' paper-type prompt, read from their pinned script
+    (``script_path``: the fetched ``rebuttal_result/type_class.py``, digest checked)."""
+    root = Path(script_path).parents[paper_type.CLASSIFIER_SCRIPT.count("/")]
+    prompt = paper_type.classifier_prompt(
+        UpstreamSource("novbench", root).text(paper_type.CLASSIFIER_SCRIPT)
+    )
+    spec = load_registry(registry_path).model(model)
+    papers = records.read_papers(papers_path)
+    rows = paper_type.classification_requests(papers, prompt, spec, decoding)
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+
+
+def run(job) -> None:
+    """One job of rule novbench_paper_type_requests."""
+    classification_requests(
+        job.input.papers,
+        job.input.script,
+        job.wildcards.model,
+        job.params.registry,
+        job.params.decoding,
+        job.output[0],
+    )

@@ -1,0 +1,67 @@
+"""Stage novbench_requests: the chat requests of one grid cell."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from noveval.chat_requests import REQUEST_COLUMNS
+from noveval.files import write_table
+from noveval.novbench import generation, records
+from noveval.novbench.decoding import generation_config_of
+from noveval.registry import load_registry
+
+log = logging.getLogger(__name__)
+
+
+def generation_requests(
+    inputs_path: str,
+    papers_path: str,
+    strategy: str,
+    model: str,
+    registry_path: str,
+    decoding: dict,
+    settings: dict,
+    requests_path: str,
+    upstream_root: str | None = None,
+    weights_manifests: list[str] = (),
+    source_roots: dict[str, str] | None = None,
+) -> None:
+    """Chat requests of one grid cell (``settings['prompts']``: builtin or authors;
+    ``weights_manifests``: the open model's, whose generation config authors mode follows)."""
+    spec = load_registry(registry_path).model(model)
+    generation_config = generation_config_of(weights_manifests)
+    if generation_config is not None:
+        log.info("%s: generation_config.json %s", model, generation_config)
+    rows = generation.generation_requests(
+        inputs=records.read_papers(inputs_path),
+        pool=records.read_papers(papers_path),
+        strategy=strategy,
+        spec=spec,
+        decoding=decoding,
+        settings=settings,
+        prompts=settings["prompts"],
+        upstream_root=upstream_root,
+        generation_config=generation_config,
+        source_roots=source_roots,
+    )
+    log.info("%s/%s: %d requests", model, strategy, len(rows))
+    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+
+
+def run(job) -> None:
+    """One job of rule novbench_requests."""
+    generation_requests(
+        inputs_path=job.input.inputs,
+        papers_path=job.input.papers,
+        strategy=job.wildcards.strategy,
+        model=job.wildcards.model,
+        registry_path=job.params.registry,
+        decoding=job.params.decoding,
+        settings=job.params.settings,
+        requests_path=job.output[0],
+        upstream_root=job.params.upstream_root,
+        weights_manifests=list(job.input.weights),
+        source_roots=dict(job.params.source_roots),
+    )

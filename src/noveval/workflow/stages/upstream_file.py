@@ -1,0 +1,14 @@
+"""Stage upstream_file: fetch one pinned file of the authors' repository, checking its SHA-256."""
+
+from __future__ import annotations
+
+from noveval import upstream
+
+
+def run(job) -> None:
+    """One job of rule upstream_file."""
+    upstream.fetch(
+        upstream.pin(job.wildcards.study, job.wildcards.path),
+        job.output[0],
+        job.params.mirror,
+    )

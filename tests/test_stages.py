@@ -1,0 +1,52 @@
+"""One name per stage: a rule's name names its stage module, the one script runs it, and the
+rule's code version hashes that module (so editing one stage reruns that stage only)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from conftest import REPO
+
+from noveval.provenance import code_version
+from noveval.workflow.stage import stage_code, stage_module
+
+PACKAGE = REPO / "src"
+RULE = re.compile(r"^\s*rule (\w+):(.*?)(?=^\s*rule \w+:|\Z)", re.MULTILINE | re.DOTALL)
+
+
+def rule_blocks() -> dict[str, str]:
+    """Every rule's name and text (a rule defined twice, as judges_related, joins its texts)."""
+    blocks: dict[str, str] = {}
+    for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        for name, text in RULE.findall(path.read_text()):
+            blocks[name] = blocks.get(name, "") + text
+    return blocks
+
+
+def test_the_workflow_has_one_script_and_every_script_rule_runs_its_named_stage():
+    assert [path.name for path in (REPO / "workflow" / "scripts").iterdir()] == ["stage.py"]
+    staged = {name: text for name, text in rule_blocks().items() if "scripts/stage.py" in text}
+    assert len(staged) == 69
+    for rule, text in staged.items():
+        source = PACKAGE.joinpath(*stage_module(rule).split(".")).with_suffix(".py")
+        assert source.is_file(), f"rule {rule}: no stage module {stage_module(rule)}"
+        functions = {
+            node.name for node in ast.parse(source.read_text()).body if hasattr(node, "name")
+        }
+        assert "run" in functions, f"{source}: no run(job)"
+        named = re.findall(r'stage_code\("(\w+)"', text)
+        assert named in ([], [rule]) or set(named) == {rule}, f"rule {rule} hashes stage {named}"
+
+
+def test_a_stage_module_is_named_by_its_rule():
+    assert stage_module("novbench_score") == "noveval.novbench.stages.score"
+    assert stage_module("judges_verdicts") == "noveval.judges.stages.verdicts"
+    assert stage_module("construction_judges_labels") == "noveval.construction.stages.judges_labels"
+    assert stage_module("infer") == "noveval.workflow.stages.infer"
+    assert stage_module("reproduction_report") == "noveval.workflow.stages.reproduction_report"
+
+
+def test_a_stage_code_version_is_its_own_module_and_what_it_imports():
+    assert stage_code("judges_tables") == code_version("noveval.judges.stages.tables")
+    assert stage_code("judges_tables") != stage_code("judges_flip_rates")

@@ -1,0 +1,55 @@
+from noveval.judges.scideator_prompts import upstream_files
+
+# The Idea Novelty Checker's cells: on the submit host, like the searched related work (it needs
+# the network, hardly a CPU, and shares the Semantic Scholar pace); its verdicts in the judges'
+# format, in place of rule judges_verdicts.
+NOVELTY_CHECKER = f"{RESULTS}/downloads/upstream/novelty_checker"
+SCIDEATOR = config["judges"]["scideator"]
+# The paper mode reads the checker's pinned prompts; the builtin mode, the project's own.
+CHECKER_PINNED = config["judges"]["prompts"] == "authors"
+
+
+ruleorder: judges_scideator > judges_verdicts
+
+
+rule judges_scideator:
+    input:
+        instances=f"{RESULTS}/judges/{{dataset}}/pointwise/{{setup}}/instances.parquet",
+        upstream=(
+            [
+                f"{NOVELTY_CHECKER}/{path}"
+                for path in upstream_files(SCIDEATOR["examples"])
+            ]
+            if CHECKER_PINNED
+            else []
+        ),
+        weights=scorer_weights_inputs(REGISTRY, [SCIDEATOR["encoder"]], RESULTS),
+    output:
+        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/verdicts.parquet",
+        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/transcript.jsonl",
+    log:
+        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/verdicts.log",
+    localrule: True
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=stage_code("judges_scideator", data=("prompts/judges",)),
+        registry=config["registry"],
+        cache=CACHE,
+        inference=config_slice(
+            config["inference"],
+            "concurrency",
+            "request_timeout_s",
+            "max_retries",
+            "server_start_timeout_s",
+        ),
+        settings=SCIDEATOR,
+        literature={
+            "semantic_scholar": config["literature"]["semantic_scholar"],
+            "cache_dir": f"{RESULTS}/literature/semantic_scholar",
+            "cutoff": JUDGE_RETRIEVAL["cutoff"],
+        },
+        all_failed=config["judges"]["all_failed"],
+        pinned=CHECKER_PINNED,
+    script:
+        "../scripts/stage.py"

@@ -1,0 +1,20 @@
+rule novbench_parse:
+    input:
+        lambda wildcards: NOVBENCH.responses(
+            RESULTS, wildcards.dataset, wildcards.model
+        ),
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/parsed.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/parse.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=stage_code("novbench_parse"),
+        think_opened=lambda wildcards: REGISTRY.model(
+            wildcards.model
+        ).think_opened_by_template,
+        # paper mode: repeated items count, as in the authors' transfer() (comment_evaluate.py)
+        keep_duplicates=config["novbench"]["prompts"] == "authors",
+    script:
+        "../scripts/stage.py"

@@ -1,0 +1,122 @@
+from noveval.novbench.authors import library_of
+from noveval.novbench.decoding import decoding_inputs
+
+
+# The inputs of each NovBench cell and its chat requests.
+ruleorder: novbench_changed_inputs > novbench_inputs
+
+
+rule novbench_inputs:
+    input:
+        f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/inputs-{{perturbation}}.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=stage_code("novbench_inputs"),
+        keep_fraction=config["novbench"]["keep_fraction"],
+        seed=config["novbench"]["seed"],
+    script:
+        "../scripts/stage.py"
+
+
+rule novbench_paraphrase_requests:
+    input:
+        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        weights=lambda wildcards: decoding_inputs(
+            REGISTRY.model(wildcards.model), config["decoding"], RESULTS
+        ),
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/{{model}}/paraphrase/requests.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/{{model}}/paraphrase/requests.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=stage_code("novbench_paraphrase_requests", data=("prompts/novbench",)),
+        registry=config["registry"],
+        decoding=config["decoding"],
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
+    script:
+        "../scripts/stage.py"
+
+
+rule novbench_changed_inputs:
+    input:
+        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        responses=f"{RESULTS}/novbench/{{dataset}}/{NOVBENCH.paraphrase_model}/responses/paraphrase.parquet",
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/inputs/change.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/inputs-change.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=stage_code("novbench_changed_inputs"),
+    script:
+        "../scripts/stage.py"
+
+
+rule novbench_release_inputs:
+    input:
+        lambda wildcards: NOVBENCH.perturbation_release_paths(wildcards.dataset)[
+            wildcards.perturbation
+        ],
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/inputs/release_{{perturbation}}.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/inputs-release_{{perturbation}}.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=stage_code("novbench_release_inputs"),
+    script:
+        "../scripts/stage.py"
+
+
+rule novbench_requests:
+    input:
+        inputs=lambda wildcards: NOVBENCH.inputs_path(
+            RESULTS, wildcards.dataset, wildcards.perturbation
+        ),
+        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        scripts=lambda wildcards: (
+            upstream_inputs(
+                RESULTS, REGISTRY.model(wildcards.model), wildcards.strategy
+            )
+            if config["novbench"]["prompts"] == "authors"
+            else []
+        ),
+        # authors decoding of an open model: its generation config, from the downloaded snapshot
+        # (none where the reviewer library of the authors' script sets the sampling)
+        weights=lambda wildcards: decoding_inputs(
+            REGISTRY.model(wildcards.model),
+            config["decoding"],
+            RESULTS,
+            library_sampled=config["novbench"]["prompts"] == "authors"
+            and library_of(REGISTRY.model(wildcards.model)) is not None,
+        ),
+    output:
+        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.parquet",
+    log:
+        f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        code=stage_code("novbench_requests", data=("prompts/novbench",)),
+        registry=config["registry"],
+        decoding=config["decoding"],
+        settings=config_slice(
+            config["novbench"], "prompts", "few_shot_examples", "seed"
+        ),
+        upstream_root=f"{RESULTS}/downloads/upstream/novbench",
+        source_roots={
+            source: f"{RESULTS}/downloads/upstream/{source}"
+            for source in ("ai_researcher", "openreviewer", "reviewer2")
+        },
+        model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
+    script:
+        "../scripts/stage.py"

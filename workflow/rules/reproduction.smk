@@ -1,0 +1,77 @@
+from noveval.reproduction import report as reproduction
+
+PROJECT_REGISTRY = "config/models.yaml"
+REPRODUCTION = reproduction.configured(config, JUDGES.not_runnable)
+REPRODUCTION_CELLS = reproduction.cells(RESULTS, REPRODUCTION, NOVBENCH)
+# What the run's numbers were produced under, what the paper's were (config/paper.yaml over the
+# embedded default, with the project's registry), and the share limits of failed and empty answers.
+REPRODUCTION_BASIS = {
+    "run": reproduction.conditions(config, REGISTRY),
+    "paper": reproduction.paper_conditions(
+        "config/config.yaml",
+        "config/paper.yaml",
+        f"{workflow.basedir}/schemas/config.schema.yaml",
+        PROJECT_REGISTRY,
+    ),
+    "limits": config["reproduction"],
+}
+# With the authors' prompts, the report rebuilds each cell's paper-mode requests from their
+# fetched scripts and compares their digest with the requests the run sent.
+AUTHORS_SCRIPTS = (
+    reproduction.authors_scripts(RESULTS, REPRODUCTION_CELLS, PROJECT_REGISTRY)
+    if config["novbench"]["prompts"] == "authors"
+    else []
+)
+
+
+rule reproduction_report:
+    input:
+        unpack(
+            lambda wildcards: reproduction.inputs(
+                RESULTS,
+                REPRODUCTION,
+                NOVBENCH,
+                JUDGES,
+                REPRODUCTION_CELLS,
+                AUTHORS_SCRIPTS,
+                PAPER_TABLES,
+                NOVBENCH_CONSTRUCTION.validation_scores(RESULTS),
+                [  # the commit each open model ran at
+                    manifest
+                    for model in config["novbench"]["models"]
+                    for manifest in weights_inputs(REGISTRY.model(model), RESULTS)
+                ],
+            )
+        ),
+    output:
+        csv=report(
+            f"{RESULTS}/reproduction/report.csv",
+            caption="../report/reproduction.rst",
+            category="Reproduction",
+            labels={"result": "reproduction report", "file": "CSV"},
+        ),
+        markdown=report(
+            f"{RESULTS}/reproduction/report.md",
+            caption="../report/reproduction.rst",
+            category="Reproduction",
+            labels={"result": "reproduction report", "file": "Markdown"},
+        ),
+        summary=report(
+            f"{RESULTS}/reproduction/summary.md",
+            caption="../report/reproduction_summary.rst",
+            category="Reproduction",
+            labels={"result": "reproduction summary", "file": "Markdown"},
+        ),
+    log:
+        f"{LOGS}/reproduction/report.log",
+    conda:
+        "../envs/noveval.yaml"
+    params:
+        grid=REPRODUCTION,
+        basis=REPRODUCTION_BASIS,
+        cells=REPRODUCTION_CELLS,
+        registry=PROJECT_REGISTRY,
+        upstream_root=f"{RESULTS}/downloads/upstream/novbench",
+        code=stage_code("reproduction_report"),
+    script:
+        "../scripts/stage.py"
