@@ -88,7 +88,7 @@ def test_registry_errors_name_the_problem(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     registry.require_api_keys(["gpt-4o"])
     bad = write_yaml(tmp_path / "m.yaml", {"models": {"x": {"engine": "tgi", "reference": "r"}}})
-    with pytest.raises(RegistryError, match="model 'x': engine must be one of"):
+    with pytest.raises(RegistryError, match="model 'x': engine: 'tgi' is not one of"):
         load_registry(bad)
 
 

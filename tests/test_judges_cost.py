@@ -181,7 +181,7 @@ def test_a_price_key_the_pricing_does_not_know_is_an_error_naming_it(tmp_path):
     path = tmp_path / "models.yaml"
     bad = {"input": 1.0, "output": 2.0, "cache_read": 0.1}
     path.write_text(yaml.safe_dump({"models": {"m": {**entry, "price_per_million": bad}}}))
-    with pytest.raises(RegistryError, match="unknown: cache_read"):
+    with pytest.raises(RegistryError, match="'m': price_per_million: unknown key 'cache_read'"):
         load_registry(path)
 
 

@@ -414,9 +414,9 @@ def test_a_hub_scorer_is_downloaded_pinned_and_read_with_the_hub_off(tmp_path, m
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ({"revision": COMMIT}, "encoders 'tiny-encoder': give a reference string, or a mapping"),
-        ({"reference": SCORER_ID, "sha": COMMIT}, "encoders 'tiny-encoder': unknown keys sha"),
-        ({"reference": SCORER_ID, "revision": "main"}, "revision must be a commit hash"),
+        ({"revision": COMMIT}, "encoders 'tiny-encoder': 'reference' is a required property"),
+        ({"reference": SCORER_ID, "sha": COMMIT}, "encoders 'tiny-encoder': unknown key 'sha'"),
+        ({"reference": SCORER_ID, "revision": "main"}, "revision: 'main' does not match"),
     ],
 )
 def test_a_hub_scorer_entry_is_checked(tmp_path, entry, message):

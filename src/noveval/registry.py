@@ -8,22 +8,17 @@ and the request id hashed from it, hold exactly what reaches the model.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import hashlib
 import json
 import logging
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from noveval import pricing
+from noveval import pricing, registry_checks
 
 log = logging.getLogger(__name__)
 
-ENGINES = ("llamacpp", "vllm", "api")
 ENVIRONMENTS = {"vllm": "inference-vllm.yaml"}  # engine -> conda env file (envs/)
 
 
@@ -37,7 +32,7 @@ def inference_env(spec: ModelSpec) -> str:
 INFERENCE_RULES = {"api": "infer_api", "llamacpp": "infer", "vllm": "infer"}
 # The wire APIs: OpenAI chat completions (vLLM, llama.cpp, Gemini, older OpenAI models), OpenAI
 # Responses (GPT-5.x) and Anthropic Messages (Claude). Each has its token-limit fields and the one
-# field that carries reasoning effort.
+# field that carries reasoning effort (models.schema.yaml checks token_limit against the same).
 APIS = {
     "chat": ("max_tokens", "max_completion_tokens"),
     "responses": ("max_output_tokens",),
@@ -52,7 +47,6 @@ EFFORT_FIELD = {
 CAP_REQUIRED = ("messages",)
 # Sampling values sent only when set (an open model's generation config), and the decoding rule.
 SAMPLING_EXTRAS = {"top_p": float, "top_k": int, "sampling": str}
-PRICE_KEYS = ("input", "output", "cached_input", "cache_creation")  # noveval.pricing
 _dropped_logged: set[tuple[str, str]] = set()
 PLACEMENT = ("constraint", "slurm_extra")  # where a model's jobs run (SLURM), not what they do
 # Registry fields that change no answer of a model, left out of its fingerprint.
@@ -275,71 +269,6 @@ def _optional(value, kind):
     return None if value is None else kind(value)
 
 
-def _check_api(name: str, entry: dict) -> None:
-    api = entry.setdefault("api", "chat")
-    if api not in APIS:
-        raise RegistryError(f"model '{name}': api must be one of {', '.join(APIS)}, got {api!r}")
-    if api != "chat" and entry["engine"] != "api":
-        raise RegistryError(f"model '{name}': a local {entry['engine']} server speaks api: chat")
-    if entry.get("token_limit", APIS[api][0]) not in APIS[api]:
-        raise RegistryError(
-            f"model '{name}': token_limit of api {api} is one of {', '.join(APIS[api])}"
-        )
-    entry["effort_levels"] = tuple(entry.get("effort_levels", ()))
-    if entry.get("reasoning_effort") and entry["reasoning_effort"] not in entry["effort_levels"]:
-        raise RegistryError(
-            f"model '{name}': reasoning_effort '{entry['reasoning_effort']}' is not in its "
-            "effort_levels"
-        )
-
-
-def _check_prices(name: str, entry: dict) -> None:
-    prices = entry.get("price_per_million", {"input": 0.0, "output": 0.0})
-    unknown = sorted(set(prices) - set(PRICE_KEYS))
-    missing = sorted({"input", "output"} - set(prices))
-    if unknown or missing:
-        raise RegistryError(
-            f"model '{name}': price_per_million takes {', '.join(PRICE_KEYS)}, input and output "
-            f"required (unknown: {', '.join(unknown) or 'none'}; "
-            f"missing: {', '.join(missing) or 'none'})"
-        )
-    search_price = entry.get("price_per_thousand_web_searches", 0.0)
-    if (
-        isinstance(search_price, bool)
-        or not isinstance(search_price, (int, float))
-        or search_price < 0
-    ):
-        raise RegistryError(
-            f"model '{name}': price_per_thousand_web_searches must be a number >= 0, "
-            f"got {search_price!r}"
-        )
-    for key, value in prices.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise RegistryError(
-                f"model '{name}': price_per_million.{key} must be a number >= 0, got {value!r}"
-            )
-
-
-def _check_revision(name: str, entry: dict) -> None:
-    revision = entry.get("revision")
-    if revision is not None and not re.fullmatch(r"[0-9a-f]{40}", str(revision)):
-        raise RegistryError(
-            f"model '{name}': revision must be a commit hash (40 hex digits), got {revision!r}; "
-            "a branch or tag can move under a rerun"
-        )
-
-
-def _check_retired(name: str, entry: dict) -> None:
-    """``retired``: a date (YAML reads an unquoted one as such), kept as YYYY-MM-DD."""
-    retired = entry.get("retired")
-    if retired is None:
-        return
-    text = retired.isoformat() if isinstance(retired, datetime.date) else str(retired)
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        raise RegistryError(f"model '{name}': retired must be a date (YYYY-MM-DD), got {retired!r}")
-    entry["retired"] = text
-
-
 def _lookup(table: dict, name: str, kind: str):
     if name not in table:
         known = ", ".join(sorted(table)) or "none"
@@ -348,62 +277,32 @@ def _lookup(table: dict, name: str, kind: str):
 
 
 def load_registry(path: str | Path) -> Registry:
-    """Read and check config/models.yaml."""
-    raw = yaml.safe_load(Path(path).read_text()) or {}
+    """Read config/models.yaml, checked (:mod:`noveval.registry_checks`): a fault stops the run
+    naming its key and model."""
+    raw = registry_checks.read(path)
+    faults = registry_checks.faults(raw, path)
+    if faults:
+        raise RegistryError("\n".join(faults))
     models = {}
     for name, entry in (raw.get("models") or {}).items():
-        entry = dict(entry)
-        if entry.get("engine") not in ENGINES:
-            raise RegistryError(
-                f"model '{name}': engine must be one of {', '.join(ENGINES)}, "
-                f"got {entry.get('engine')!r}"
-            )
-        if entry["engine"] == "api" and not entry.get("api_key_env"):
-            raise RegistryError(f"model '{name}': api models need api_key_env")
-        for key in ("reference", "context_length"):
-            if key not in entry:
-                raise RegistryError(f"model '{name}': missing '{key}'")
-        entry["extra_server_args"] = tuple(entry.get("extra_server_args", ()))
-        _check_api(name, entry)
-        _check_revision(name, entry)
-        _check_prices(name, entry)
-        _check_retired(name, entry)
-        try:
-            models[name] = ModelSpec(name=name, **entry)
-        except TypeError as error:
-            raise RegistryError(f"model '{name}': {error}") from None
+        entry = {
+            **entry,
+            "effort_levels": tuple(entry.get("effort_levels", ())),
+            "extra_server_args": tuple(entry.get("extra_server_args", ())),
+        }
+        models[name] = ModelSpec(name=name, **entry)
     scorers: dict[str, ScorerSpec] = {}
     references = {}
     for section in ("encoders", "language_models"):
         references[section] = {}
         for name, entry in (raw.get(section) or {}).items():
-            if isinstance(entry, str):
-                references[section][name] = entry
-                continue
-            scorer = _scorer(section, name, entry)
-            if name in scorers and scorers[name] != scorer:
-                raise RegistryError(f"{section} '{name}': another scorer has this name")
-            if name in models and models[name].engine == "vllm":
-                raise RegistryError(f"{section} '{name}': a vLLM model has this name")
-            scorers[name] = scorer
-            references[section][name] = scorer.reference
+            if isinstance(entry, dict):
+                scorers[name] = ScorerSpec(name=name, **entry)
+                entry = entry["reference"]
+            references[section][name] = entry
     return Registry(
         models=models,
         encoders=references["encoders"],
         language_models=references["language_models"],
         scorers=scorers,
     )
-
-
-def _scorer(section: str, name: str, entry) -> ScorerSpec:
-    """A hub scorer entry: {reference, revision, download_gb}."""
-    if not isinstance(entry, dict) or "reference" not in entry:
-        raise RegistryError(
-            f"{section} '{name}': give a reference string, or a mapping with reference "
-            "(and revision, download_gb)"
-        )
-    unknown = sorted(set(entry) - {"reference", "revision", "download_gb"})
-    if unknown:
-        raise RegistryError(f"{section} '{name}': unknown keys {', '.join(unknown)}")
-    _check_revision(name, entry)
-    return ScorerSpec(name=name, **entry)
