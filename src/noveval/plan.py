@@ -45,7 +45,7 @@ from noveval.novbench import generation, perturbation, records
 from noveval.novbench.releases import perturbation_releases, release_files
 from noveval.pricing import BATCH_SHARE, Usage
 from noveval.registry import INFERENCE_RULES, ModelSpec, Registry, inference_env, load_registry
-from noveval.reproduction.report import published
+from noveval.reproduction.published import published
 from noveval.scoring_cost import plan_jobs, plan_note
 from noveval.upstream import UpstreamSource
 from noveval.workloads import (

@@ -391,7 +391,7 @@ def searches_literature(config: dict) -> bool:
 
 def published_cells(model: str) -> list[tuple[str, str]]:
     """The published numbers of ``model`` (reproduction/published/*.csv): (table, cell) each."""
-    from noveval.reproduction.report import published
+    from noveval.reproduction.published import published
 
     rows = []
     for study in ("novbench", "judges"):
