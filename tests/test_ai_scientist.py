@@ -46,7 +46,7 @@ from noveval.judges.summary import metrics_table
 from noveval.ledger import BudgetExceeded, Spending, ledger_spend
 from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.plan import ai_scientist_searches, judges_workloads, plan_table
-from noveval.preflight import searches_literature, semantic_scholar_key_check
+from noveval.preflight.access import searches_literature, semantic_scholar_key_check
 from noveval.registry import load_registry
 from noveval.reproduction.conditions import conditions, paper_conditions
 from noveval.reproduction.judges import judges_row

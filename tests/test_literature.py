@@ -15,7 +15,7 @@ from noveval.literature.leakage import (
 )
 from noveval.literature.semantic_scholar import SemanticScholar, SemanticScholarError, clean_query
 from noveval.plan import literature_note, literature_searches
-from noveval.preflight import searches_literature, semantic_scholar_key_check
+from noveval.preflight.access import searches_literature, semantic_scholar_key_check
 
 FIELDS = ["title", "abstract", "year", "publicationDate"]
 KEY = "s2-unit-key"
