@@ -45,7 +45,9 @@ from noveval.judges.stages.systems import ai_scientist_check
 from noveval.judges.summary import metrics_table
 from noveval.ledger import BudgetExceeded, Spending, ledger_spend
 from noveval.literature.semantic_scholar import SemanticScholar
-from noveval.plan import ai_scientist_searches, judges_workloads, plan_table
+from noveval.plan.judges import judges_workloads
+from noveval.plan.literature import ai_scientist_searches
+from noveval.plan.table import plan_table
 from noveval.preflight.access import searches_literature, semantic_scholar_key_check
 from noveval.registry import load_registry
 from noveval.reproduction.conditions import conditions, paper_conditions

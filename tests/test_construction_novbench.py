@@ -30,7 +30,7 @@ from noveval.construction import (
 )
 from noveval.construction.extraction import decisions, prompt_requests, step_decision_requests
 from noveval.novbench.records import load_release
-from noveval.plan import plan_table
+from noveval.plan.table import plan_table
 from noveval.registry import load_registry
 from noveval.workloads import PlanSettings
 

@@ -30,7 +30,8 @@ from noveval.judges.instances import load_release
 from noveval.judges.prompts import TOOLS, call_item_id, calls_of, judge_requests
 from noveval.judges.summary import metrics_table
 from noveval.judges.verdicts import calls_from_responses
-from noveval.plan import judges_workloads, plan_table
+from noveval.plan.judges import judges_workloads
+from noveval.plan.table import plan_table
 from noveval.pricing import Usage
 from noveval.registry import load_registry
 from noveval.reproduction.judges import judges_row

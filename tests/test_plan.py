@@ -29,13 +29,10 @@ from noveval.engines.servers import server_command
 from noveval.judges.calibration import calibrate
 from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.novbench.releases import download, release_files
-from noveval.plan import (
-    calibrated_judges,
-    checker_workloads,
-    novbench_workloads,
-    plan_table,
-    search_workloads,
-)
+from noveval.plan.judges import calibrated_judges, checker_workloads
+from noveval.plan.literature import search_workloads
+from noveval.plan.novbench import novbench_workloads
+from noveval.plan.table import plan_table
 from noveval.registry import load_registry
 from noveval.reproduction.published import published
 from noveval.workloads import PlanSettings, Workload, output_tokens_per_call, runtime_minutes

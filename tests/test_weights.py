@@ -24,7 +24,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 from noveval.engines.servers import server_command, server_environment
 from noveval.novbench import tables
 from noveval.novbench.tables import SCORERS
-from noveval.plan import weights_table
+from noveval.plan.table import weights_table
 from noveval.preflight.weights import pinned_check
 from noveval.registry import RegistryError, load_registry
 from noveval.reproduction import report
