@@ -45,10 +45,15 @@ from noveval.judges.stages.ai_scientist import ai_scientist_check
 from noveval.judges.summary import metrics_table
 from noveval.ledger import BudgetExceeded, Spending, ledger_spend
 from noveval.literature.semantic_scholar import SemanticScholar
-from noveval.plan import ai_scientist_searches, judges_workloads, plan_table
-from noveval.preflight import searches_literature, semantic_scholar_key_check
+from noveval.plan.judges import judges_workloads
+from noveval.plan.literature import ai_scientist_searches
+from noveval.plan.table import plan_table
+from noveval.preflight.access import searches_literature, semantic_scholar_key_check
 from noveval.registry import load_registry
-from noveval.reproduction import report
+from noveval.reproduction.conditions import conditions, paper_conditions
+from noveval.reproduction.judges import judges_row
+from noveval.reproduction.published import published
+from noveval.reproduction.targets import configured
 from noveval.workloads import PlanSettings, output_tokens_per_call, request_tokens, text_tokens
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -334,12 +339,10 @@ def test_its_published_rows_are_compared_but_never_as_equal():
     """The paper grid runs the cost-efficiency figure's AI-Scientist rows; even an equal value is
     not comparable: the run's Semantic Scholar searches are not the authors'."""
     config = default_config("paper.yaml")
-    grid = report.configured(config)["judges"]
+    grid = configured(config)["judges"]
     assert "ai_scientist" in grid["changes"] and "claude-opus-4-6" in grid["models"]
     rows = [
-        row
-        for row in report.published("judges").itertuples(index=False)
-        if row.change == "ai_scientist"
+        row for row in published("judges").itertuples(index=False) if row.change == "ai_scientist"
     ]
     assert len(rows) == 8 and not any(row.not_run_reason for row in rows)
     row = next(r for r in rows if r.model == "gpt-5.4" and r.metric == "macro_f1")
@@ -347,18 +350,18 @@ def test_its_published_rows_are_compared_but_never_as_equal():
     metrics = pd.DataFrame(
         [cell | {"macro_f1": row.paper_value, "n_calls": 900, "n_failed_calls": 0}]
     ).assign(substitutes_for=None)
-    paper = report.paper_conditions(
+    paper = paper_conditions(
         REPO / "config" / "config.yaml",
         REPO / "config" / "paper.yaml",
         REPO / "workflow" / "schemas" / "config.schema.yaml",
         REPO / "config" / "models.yaml",
     )
-    ours = report.conditions(config, REGISTRY)
+    ours = conditions(config, REGISTRY)
     assert ours["judges"]["ai_scientist"] | {"search": None} == {
         "rounds": 10, "effort": "high", "cutoff": "2025-03-01", "search": None,
     }  # fmt: skip
     basis = {"run": ours, "paper": paper, "limits": {"max_empty_share": 1, "max_failed_share": 1}}
-    result = report.judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, basis)
+    result = judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, basis)
     assert result["verdict"] == "not comparable"
     assert "ai_scientist.search" in result["reason"] and "authors' run" in result["reason"]
 

@@ -26,7 +26,7 @@ from noveval.construction.judge_plan import construction_workloads
 from noveval.construction.stages.judges_candidates import candidates
 from noveval.judges.authors import blocked_titles
 from noveval.judges.instances import load_release
-from noveval.plan import plan_table
+from noveval.plan.table import plan_table
 from noveval.registry import load_registry
 from noveval.workloads import PlanSettings
 

@@ -31,7 +31,7 @@ from noveval.construction.extraction import decisions, prompt_requests, step_dec
 from noveval.construction.stages.novbench_retrieval import retrieve
 from noveval.construction.stages.novbench_sources import read_sources
 from noveval.novbench.records import load_release
-from noveval.plan import plan_table
+from noveval.plan.table import plan_table
 from noveval.registry import load_registry
 from noveval.workloads import PlanSettings
 
@@ -357,11 +357,13 @@ def extraction_scores(model: str, sentences: int, unanswered: int = 0) -> pd.Dat
 
 def extraction_report(scores) -> pd.DataFrame:
     from noveval.reproduction import report
+    from noveval.reproduction.extraction import extraction_row
+    from noveval.reproduction.published import published
 
     limits = {"max_empty_share": 0.1, "max_failed_share": 0.05}
     rows = [
-        report._base(row) | report.extraction_row(row, scores, limits)
-        for row in report.published("extraction").itertuples(index=False)
+        report._base(row) | extraction_row(row, scores, limits)
+        for row in published("extraction").itertuples(index=False)
     ]
     return pd.DataFrame(rows).set_index(["table", "metric"])
 

@@ -20,13 +20,9 @@ from noveval.cluster import InferenceJobs, PlannedJob
 from noveval.inference import run_inference
 from noveval.logs import log_to
 from noveval.novbench.grid import novbench_grid
-from noveval.preflight import (
-    driver_partition,
-    job_limits_check,
-    partition_limits,
-    site_gpu_type,
-    slurm_minutes,
-)
+from noveval.preflight.grid import site_gpu_type
+from noveval.preflight.nodes import driver_partition
+from noveval.preflight.slurm import job_limits_check, partition_limits, slurm_minutes
 from noveval.registry import load_registry
 from noveval.site import Site
 

@@ -20,7 +20,8 @@ from noveval.judges import release
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import judge_requests
-from noveval.plan import judges_workloads, plan_table
+from noveval.plan.judges import judges_workloads
+from noveval.plan.table import plan_table
 from noveval.registry import load_registry
 from noveval.workloads import PROMPT_ONLY, PlanSettings, prompt_tokens
 

@@ -30,10 +30,13 @@ from noveval.judges.instances import load_release
 from noveval.judges.prompts import TOOLS, call_item_id, calls_of, judge_requests
 from noveval.judges.summary import metrics_table
 from noveval.judges.verdicts import calls_from_responses
-from noveval.plan import judges_workloads, plan_table
+from noveval.plan.judges import judges_workloads
+from noveval.plan.table import plan_table
 from noveval.pricing import Usage
 from noveval.registry import load_registry
-from noveval.reproduction import report
+from noveval.reproduction.judges import judges_row
+from noveval.reproduction.published import published
+from noveval.reproduction.targets import configured
 from noveval.workloads import PlanSettings
 
 SAMPLE = REPO / "data" / "sample" / "judges"
@@ -211,16 +214,16 @@ def test_the_plan_prices_the_agentic_judge_with_its_assumed_searches():
 
 
 def test_the_face_off_row_compares_the_agentic_judge_of_the_paper_grid():
-    grid = report.configured(default_config("paper.yaml"))["judges"]
+    grid = configured(default_config("paper.yaml"))["judges"]
     assert "gpt-5.6-sol" in grid["models"] and "agentic" in grid["changes"]
     row = next(
         row
-        for row in report.published("judges").itertuples(index=False)
+        for row in published("judges").itertuples(index=False)
         if row.table == "retrieval face-off figure" and row.change == "agentic"
     )
     agentic = {"model": "gpt-5.6-sol", "setup": "human-plus-generated", "change": "agentic"}
     metrics = pd.DataFrame(
         [agentic | {"macro_f1": 0.7781, "n_calls": 308, "n_failed_calls": 0}]
     ).assign(substitutes_for=None)
-    result = report.judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, BASIS)
+    result = judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, BASIS)
     assert (result["verdict"], result["our_value"]) == ("match", pytest.approx(0.7781))

@@ -14,8 +14,8 @@ from noveval.literature.leakage import (
     without_leakage,
 )
 from noveval.literature.semantic_scholar import SemanticScholar, SemanticScholarError, clean_query
-from noveval.plan import literature_note, literature_searches
-from noveval.preflight import searches_literature, semantic_scholar_key_check
+from noveval.plan.literature import literature_note, literature_searches
+from noveval.preflight.access import searches_literature, semantic_scholar_key_check
 
 FIELDS = ["title", "abstract", "year", "publicationDate"]
 KEY = "s2-unit-key"

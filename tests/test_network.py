@@ -20,14 +20,14 @@ import yaml
 from conftest import REPO, write_yaml
 
 from noveval.cluster import api_inference_on_host, api_models_pattern
-from noveval.preflight import (
+from noveval.preflight.check import run_command
+from noveval.preflight.network import (
     REACH_SCRIPT,
-    job_step,
     provider_network_check,
     provider_urls,
     reach_check,
-    run_command,
 )
+from noveval.preflight.slurm import job_step
 from noveval.registry import load_registry
 from noveval.site import SITE_FILE_VARIABLE
 from noveval.weights import use_offline

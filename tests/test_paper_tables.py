@@ -25,7 +25,9 @@ from noveval.novbench.stages.paper_type_labels import classification_labels
 from noveval.novbench.stages.paper_type_requests import classification_requests
 from noveval.novbench.stages.paper_type_table import paper_type_table
 from noveval.novbench.tables import CLARITY_PARTS, KEYS, METRICS, SCORERS
-from noveval.reproduction import report
+from noveval.reproduction import paper_tables as reproduction_tables
+from noveval.reproduction.conditions import annotations, paper_conditions
+from noveval.reproduction.published import published
 
 FIXTURES = REPO / "tests" / "fixtures" / "paper_tables"
 UPSTREAM = ("novbench", "upstream")
@@ -181,8 +183,8 @@ def test_the_authors_confidence_file_and_table_8_diff():
         shared_file("novbench", "paper-results", "review_confidence_result.json").read_text()
     )
     gpt4o = next(entry["gpt-4o_zero"] for entry in result if "gpt-4o_zero" in entry)
-    published = report.published("novbench").set_index(["table", "cell", "metric"])
-    diff = published.loc[("8", "gpt-4o zero confidence=diff", "similarity_diff"), "paper_value"]
+    numbers = published("novbench").set_index(["table", "cell", "metric"])
+    diff = numbers.loc[("8", "gpt-4o zero confidence=diff", "similarity_diff"), "paper_value"]
     assert diff == pytest.approx(gpt4o["high"] - gpt4o["low"], abs=1e-6)
 
 
@@ -261,13 +263,12 @@ def paper_table_row(row, paper_tables, run=None) -> dict:
     for ``run``'s NovBench keys."""
     basis = {"run": {"novbench": PAPER | (run or {})}, "paper": {"novbench": PAPER},
              "limits": LIMITS}  # fmt: skip
-    return report.paper_table_row(
-        row, GRID, CELL_TABLES, paper_tables, basis, {"emnlp2023": "a" * 64}
-    )
+    digests = {"emnlp2023": "a" * 64}
+    return reproduction_tables.paper_table_row(row, GRID, CELL_TABLES, paper_tables, basis, digests)
 
 
 def published_row(table: str, cell: str, metric: str):
-    frame = report.published("novbench")
+    frame = published("novbench")
     found = frame[(frame["table"] == table) & (frame["cell"] == cell) & (frame["metric"] == metric)]
     assert len(found) == 1
     return next(found.itertuples(index=False))
@@ -442,11 +443,11 @@ def test_the_conditions_name_each_annotation_files_source_and_digest():
         "paper_types": {"classifier": "gpt-4o"},
         "review_confidence": {"url": "https://example.org/c.json", "sha256": CONFIDENCE_SHA},
     }
-    assert report.annotations(declared) == {
+    assert annotations(declared) == {
         "paper_types": {"source": "classifier gpt-4o", "sha256": None},
         "review_confidence": {"source": "file", "sha256": CONFIDENCE_SHA},
     }
-    paper = report.paper_conditions(
+    paper = paper_conditions(
         REPO / "config" / "config.yaml",
         REPO / "config" / "paper.yaml",
         REPO / "workflow" / "schemas" / "config.schema.yaml",

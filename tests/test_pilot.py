@@ -16,7 +16,8 @@ from noveval.judges.grid import judges_grid
 from noveval.measured import MEASURED_COLUMNS, measure, read_measured, write_measured
 from noveval.novbench.grid import novbench_grid
 from noveval.pilot import pilot_requests, pilot_sources
-from noveval.plan import plan_notes, plan_table
+from noveval.plan.notes import plan_notes
+from noveval.plan.table import plan_table
 from noveval.registry import load_registry
 from noveval.workloads import PlanSettings, Workload, measured_path, runtime_minutes
 

@@ -29,15 +29,12 @@ from noveval.engines.servers import server_command
 from noveval.judges.calibration import calibrate
 from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.novbench.releases import download, release_files
-from noveval.plan import (
-    calibrated_judges,
-    checker_workloads,
-    novbench_workloads,
-    plan_table,
-    search_workloads,
-)
+from noveval.plan.judges import calibrated_judges, checker_workloads
+from noveval.plan.literature import search_workloads
+from noveval.plan.novbench import novbench_workloads
+from noveval.plan.table import plan_table
 from noveval.registry import load_registry
-from noveval.reproduction import report
+from noveval.reproduction.published import published
 from noveval.workloads import PlanSettings, Workload, output_tokens_per_call, runtime_minutes
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -465,7 +462,5 @@ def test_the_novelty_checker_is_priced_per_idea_with_its_reranker_apart():
     assert reranker.input_tokens == 900 * 7400
     per_call = output_tokens_per_call(REGISTRY.model("gpt-5.4"), 8192, settings, "judges")
     assert checker.output_tokens == 300 * per_call
-    calibration = calibrate(
-        [checker], report.published("judges"), REGISTRY, settings.published_pricing
-    )
+    calibration = calibrate([checker], published("judges"), REGISTRY, settings.published_pricing)
     assert calibrated_judges([checker], calibration, REGISTRY, 8192, settings)[0] == [checker]

@@ -17,39 +17,29 @@ from conftest import REPO
 from loopback_hub import LoopbackHub, Repository
 from snakemake.utils import update_config
 
-from noveval.preflight import (
+from noveval.preflight.access import api_key_checks, gated_check, hub_token
+from noveval.preflight.check import Check, skipped, warning
+from noveval.preflight.conda import (
     ENV_SIZES_GB,
     ENVS_DIR,
-    MIN_DRIVER,
-    Check,
-    Grid,
-    api_key_checks,
-    chat_template_checks,
-    checks,
     conda_check,
     conda_checks,
-    driver_check,
     env_space_check,
-    gated_check,
+)
+from noveval.preflight.grid import Grid, hub_scorers
+from noveval.preflight.nodes import (
+    MIN_DRIVER,
+    driver_check,
     glibc_check,
     glibc_checks,
-    hub_revision_check,
-    hub_scorers,
-    hub_token,
     node_check,
     node_command,
-    partition_checks,
-    pinned_check,
-    served_check,
-    site_file_check,
-    skipped,
-    slurm_partitions,
-    snapshot_template,
-    substitution_checks,
-    template_check,
-    warning,
-    weights_cache_check,
 )
+from noveval.preflight.run import checks
+from noveval.preflight.served import served_check, substitution_checks
+from noveval.preflight.slurm import partition_checks, site_file_check, slurm_partitions
+from noveval.preflight.templates import chat_template_checks, snapshot_template, template_check
+from noveval.preflight.weights import hub_revision_check, pinned_check, weights_cache_check
 from noveval.registry import load_registry
 from noveval.site import SITE_FILE_VARIABLE
 

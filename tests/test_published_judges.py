@@ -11,6 +11,11 @@ from snakemake.utils import update_config
 from noveval.judges.grid import judges_grid
 from noveval.registry import load_registry
 from noveval.reproduction import report
+from noveval.reproduction.conditions import conditions, paper_conditions, paper_config
+from noveval.reproduction.judges import RELEASE_FACTS, expert_counts, judges_conditions, selects
+from noveval.reproduction.published import published
+from noveval.reproduction.targets import EXPERT_FILE
+from noveval.reproduction.verdicts import judged
 
 
 def paper_grid():
@@ -28,25 +33,23 @@ def cells_of(row, grid) -> list:
         for cell in grid.cells
         if cell.dataset == row.dataset
         and cell.format == row.format
-        and report.selects(row.setup, cell.setup)
-        and report.selects(row.change, cell.change)
-        and (row.model == "" or report.selects(row.model, cell.model))
+        and selects(row.setup, cell.setup)
+        and selects(row.change, cell.change)
+        and (row.model == "" or selects(row.model, cell.model))
     ]
 
 
 def test_every_published_judge_row_maps_to_a_paper_grid_cell_or_states_why_not():
     grid = paper_grid()
-    published = report.published("judges")
+    numbers = published("judges")
     unmapped, wrongly_excused, retired = [], [], []
-    for row in published.itertuples(index=False):
-        if row.metric in report.RELEASE_FACTS:  # counted in a release file, judged by no cell
+    for row in numbers.itertuples(index=False):
+        if row.metric in RELEASE_FACTS:  # counted in a release file, judged by no cell
             declared = {file.path for file in grid.releases[row.dataset]}
-            assert report.EXPERT_FILE in declared and not row.not_run_reason, row.cell
+            assert EXPERT_FILE in declared and not row.not_run_reason, row.cell
             continue
         mapped = bool(cells_of(row, grid))
-        if not mapped and any(
-            row.model and report.selects(row.model, m) for m in grid.not_runnable
-        ):
+        if not mapped and any(row.model and selects(row.model, m) for m in grid.not_runnable):
             retired.append(row.cell)  # the report says why: the model is not runnable
             continue
         if not mapped and not row.not_run_reason:
@@ -55,33 +58,31 @@ def test_every_published_judge_row_maps_to_a_paper_grid_cell_or_states_why_not()
             wrongly_excused.append(f"{row.table}: {row.cell}")
     assert unmapped == [] and wrongly_excused == []
     assert len(retired) == 71 and all("claude-sonnet-4-5" in cell for cell in retired)
-    retrieval = published[published["change"] == "retrieval"]
+    retrieval = numbers[numbers["change"] == "retrieval"]
     assert len(retrieval) == 78 and (retrieval["not_run_reason"] == "").all()
 
 
 def test_retrieval_numbers_name_the_search_engine_they_differ_in():
     """The paper overlay runs the authors' Semantic Scholar path; they searched Paper Finder."""
     config = REPO / "config"
-    paper = report.paper_conditions(
+    paper = paper_conditions(
         config / "config.yaml",
         config / "paper.yaml",
         REPO / "workflow" / "schemas" / "config.schema.yaml",
         config / "models.yaml",
     )
-    ours = report.paper_config(
-        config / "config.yaml",
-        config / "paper.yaml",
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
+    ours = paper_config(
+        config / "config.yaml", config / "paper.yaml", REPO / "workflow" / "schemas" / "config.schema.yaml"
     )
-    run = report.conditions(ours, load_registry(config / "models.yaml"))
+    run = conditions(ours, load_registry(config / "models.yaml"))
     found = pd.DataFrame({"model": ["gpt-5.4"], "change": ["retrieval"]})
-    row = report.published("judges").query("change == 'retrieval'").iloc[0]
-    outcome = report.judged(
+    row = published("judges").query("change == 'retrieval'").iloc[0]
+    outcome = judged(
         row,
         row.paper_value,
         0.0,
-        report.judges_conditions(row, run["judges"], found),
-        report.judges_conditions(row, paper["judges"], found),
+        judges_conditions(row, run["judges"], found),
+        judges_conditions(row, paper["judges"], found),
         {},
     )
     assert outcome["verdict"] == "not comparable"
@@ -92,9 +93,9 @@ def test_retrieval_numbers_name_the_search_engine_they_differ_in():
 
 def test_the_ideation_backbone_setups_are_named_as_the_release_folders():
     grid = paper_grid()
-    published = report.published("judges")
+    numbers = published("judges")
     setups = {cell.setup for cell in grid.cells}
-    backbones = {s for s in published["setup"] if ".backbone-" in s}
+    backbones = {s for s in numbers["setup"] if ".backbone-" in s}
     assert backbones == {
         "human-plus-generated.backbone-gpt-5.1",
         "human-plus-generated.backbone-gpt-5.4",
@@ -207,6 +208,6 @@ def test_the_report_compares_flip_rates_sizes_ranges_significance_and_the_expert
 
 def test_expert_counts_tell_judge_errors_from_controls():
     # the shared excerpt: ten pairs, the judge's verdict differs from the gold in each
-    counts = report.expert_counts(shared_file("novelty-eval", "expert-annotations",
+    counts = expert_counts(shared_file("novelty-eval", "expert-annotations",
                                               "judge_errors.csv"))  # fmt: skip
     assert counts == {"errors": 10, "controls": 0}

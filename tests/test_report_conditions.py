@@ -13,6 +13,19 @@ from conftest import REPO, SAMPLE, shared_file
 from noveval.novbench import generation, records
 from noveval.registry import load_registry
 from noveval.reproduction import report
+from noveval.reproduction.conditions import (
+    AUTHORS_CHECKER_ENCODER,
+    CHECKER_WINDOWS,
+    conditions,
+    differences,
+    paper_conditions,
+    paper_config,
+)
+from noveval.reproduction.novbench import cell_requests, release_digest
+from noveval.reproduction.published import published
+from noveval.reproduction.render import summary
+from noveval.reproduction.targets import INPUTS
+from noveval.reproduction.verdicts import judged
 
 SHA = "a" * 64
 WIRE = {"reference": "gpt-4o-2024-08-06", "api": "chat", "token_field": "max_tokens",
@@ -217,11 +230,11 @@ def test_a_substitute_judge_is_not_comparable():
 
 
 def test_a_reconstructed_paper_value_is_within_at_best_and_an_authors_file_is_named():
-    published = report.published("novbench").set_index(["table", "cell", "metric"])
-    assert published.loc[("2", "gpt-4o few", "relevance"), "source_kind"] == "printed"
-    row = published.loc[("2", "qwen3-8b zero", "coverage")]
+    numbers = published("novbench").set_index(["table", "cell", "metric"])
+    assert numbers.loc[("2", "gpt-4o few", "relevance"), "source_kind"] == "printed"
+    row = numbers.loc[("2", "qwen3-8b zero", "coverage")]
     assert row["source_kind"] == "authors' file" and float(row["reconstruction_error"]) > 0
-    verdict = report.judged(
+    verdict = judged(
         row_of(row), float(row["paper_value"]), 0.01, {}, {}, LIMITS
     )  # exactly the reconstructed value
     assert verdict["verdict"] == "within"
@@ -234,7 +247,7 @@ def row_of(series: pd.Series):
 
 
 def test_the_default_config_is_not_the_papers_conditions():
-    paper = report.paper_conditions(
+    paper = paper_conditions(
         REPO / "config" / "config.yaml",
         REPO / "config" / "paper.yaml",
         REPO / "workflow" / "schemas" / "config.schema.yaml",
@@ -252,23 +265,23 @@ def test_the_checker_rows_differ_from_the_paper_in_embedder_and_window_order():
         REPO / "workflow" / "schemas" / "config.schema.yaml",
         REPO / "config" / "models.yaml",
     )
-    paper = report.paper_conditions(*files, schema, registry)["judges"]["scideator"]
-    ours = report.conditions(report.paper_config(*files, schema), load_registry(registry))
-    assert paper["encoder"] == report.AUTHORS_CHECKER_ENCODER
+    paper = paper_conditions(*files, schema, registry)["judges"]["scideator"]
+    ours = conditions(paper_config(*files, schema), load_registry(registry))
+    assert paper["encoder"] == AUTHORS_CHECKER_ENCODER
     assert ours["judges"]["scideator"] == {
         "encoder": "allenai/specter2_base",
         "reranker": load_registry(registry).model("gpt-5.4-mini").wire(),
-        "windows": report.CHECKER_WINDOWS,
+        "windows": CHECKER_WINDOWS,
     }
-    found = report.differences(ours["judges"]["scideator"], paper)
+    found = differences(ours["judges"]["scideator"], paper)
     assert len(found) == 2 and found[0].startswith("encoder allenai/specter2_base (paper: ")
     config = yaml.safe_load(files[0].read_text())
-    assert report.conditions(config, load_registry(registry))["judges"]["scideator"] == {}
+    assert conditions(config, load_registry(registry))["judges"]["scideator"] == {}
 
 
 def test_summary_counts_every_table_and_names_the_largest_differences():
     rows = report_rows(table=emnlp_table(relevance=3.5, n_empty=200)).reset_index()
-    text = report.summary(rows)
+    text = summary(rows)
     for table in ["2", "3", "4", "5", "6", "7", "8", "motivation figure"]:
         assert f"| {table} " in text
     assert "not comparable" in text and "empty_share 0.119" in text
@@ -284,7 +297,7 @@ def test_summary_counts_every_table_and_names_the_largest_differences():
 
 @pytest.mark.parametrize("kind", ["printed", "authors' file", "own regression value"])
 def test_every_published_row_says_where_its_number_comes_from(kind):
-    novbench, judges = report.published("novbench"), report.published("judges")
+    novbench, judges = published("novbench"), published("judges")
     kinds = set(novbench["source_kind"]) | set(judges["source_kind"])
     assert kind in kinds
     files = pd.concat([novbench, judges])
@@ -329,10 +342,10 @@ def test_requests_that_are_not_the_authors_are_not_comparable(tmp_path):
     basis = {"run": copy.deepcopy(PAPER), "paper": PAPER, "limits": LIMITS}
     registry, root = REPO / "config" / "models.yaml", str(shared_file("novbench", "upstream"))
     key = ("emnlp2023", "gpt-4o", "zero", "none")
-    authors = report.cell_requests(sent_requests(tmp_path, "authors"), basis, registry, root)
+    authors = cell_requests(sent_requests(tmp_path, "authors"), basis, registry, root)
     assert authors[key]["ours"] == authors[key]["paper"]
     # the run says it used the authors' prompts, but its requests are not theirs
-    builtin = report.cell_requests(sent_requests(tmp_path, "builtin"), basis, registry, root)
+    builtin = cell_requests(sent_requests(tmp_path, "builtin"), basis, registry, root)
     assert builtin[key]["ours"] != builtin[key]["paper"] == authors[key]["paper"]
     grid_tables = {"emnlp2023": emnlp_table()}
     for requests, expected in [(authors, "match"), (builtin, "not comparable")]:
@@ -353,10 +366,10 @@ def test_write_opens_the_report_with_the_summary_and_writes_it_as_its_own_file(t
                          "strategies": [], "perturbations": []},
             "judges": {"datasets": {}, "models": [], "changes": []}}  # fmt: skip
     paper = copy.deepcopy(PAPER)
-    paper["novbench"]["datasets"]["coling2020"]["sha256"] = report.release_digest(
+    paper["novbench"]["datasets"]["coling2020"]["sha256"] = release_digest(
         shared_file("novbench", "coling2020_pairs.json")
     )
-    paths = dict.fromkeys(report.INPUTS, []) | {
+    paths = dict.fromkeys(INPUTS, []) | {
         "tables": [str(folder / "table.csv")],
         "releases": [str(shared_file("novbench", "coling2020_pairs.json"))],
     }

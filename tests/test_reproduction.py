@@ -13,19 +13,22 @@ import yaml
 from conftest import REPO, run_snakemake, shared_file, write_yaml
 
 from noveval.reproduction import report
+from noveval.reproduction.published import published
+from noveval.reproduction.targets import RELEASE_SUBSET, configured
+from noveval.reproduction.verdicts import verdict
 
 NOVBENCH_RESULTS = ("novbench", "paper-results")
 
 
 def published_value(study: str, table: str, cell: str, metric: str) -> float:
-    frame = report.published(study)
+    frame = published(study)
     found = frame[(frame["table"] == table) & (frame["cell"] == cell) & (frame["metric"] == metric)]
     assert len(found) == 1, (table, cell, metric)
     return float(found.iloc[0]["paper_value"])
 
 
 def test_reference_tables_hold_every_published_number_with_its_source():
-    novbench, judges = report.published("novbench"), report.published("judges")
+    novbench, judges = published("novbench"), published("judges")
     counts = novbench.groupby("table").size().to_dict()
     # Table 2: 57 configurations x 4 metrics + Human Relevance and Clarity; Table 8: high, low
     # and Diff of 57 configurations; Section 4.3: agreement, Fleiss' kappa, Spearman's rho
@@ -75,7 +78,7 @@ def test_novbench_reference_values_equal_the_authors_result_files():
     assert published_value("novbench", "2", "gpt-4o zero", "relevance") == float(
         printed.strip("()").split(", ")[0]
     )
-    frame = report.published("novbench").set_index(["table", "cell", "metric"])
+    frame = published("novbench").set_index(["table", "cell", "metric"])
     assert tuple(frame.loc[("2", "gpt-4o zero", "relevance"), ["decimals", "source_kind"]]) == (
         4,
         "printed",
@@ -157,10 +160,10 @@ def test_judge_reference_values_equal_the_published_figure_values():
 
 
 def test_verdicts_at_printed_precision_and_tolerance():
-    assert report.verdict(0.705, 0.70453, 3, 0.005) == "match"
-    assert report.verdict(0.5327, 0.5349, 4, 0.01) == "within"
-    assert report.verdict(3.698, 3.5, 3, 0.05) == "outside"
-    assert report.verdict(40.91, 40.914, 2, 2.0) == "match"
+    assert verdict(0.705, 0.70453, 3, 0.005) == "match"
+    assert verdict(0.5327, 0.5349, 4, 0.01) == "within"
+    assert verdict(3.698, 3.5, 3, 0.05) == "outside"
+    assert verdict(40.91, 40.914, 2, 2.0) == "match"
 
 
 GRID = {
@@ -190,10 +193,10 @@ def test_configured_maps_datasets_to_paper_tables_by_name_or_released_perturbati
         "perturbations": ["none", "del"],
     }
     judges = {"datasets": {"novelty-eval": "x", "sample": "y"}, "models": [], "changes": []}
-    grid = report.configured({"novbench": novbench, "judges": judges})
+    grid = configured({"novbench": novbench, "judges": judges})
     assert grid["novbench"]["datasets"] == {
         "coling2020": {"name": "coling2020", "models": ["gpt-4o", "qwen3-8b"]},
-        report.RELEASE_SUBSET: {"name": "subset", "models": ["gpt-4o", "qwen3-8b"]},
+        RELEASE_SUBSET: {"name": "subset", "models": ["gpt-4o", "qwen3-8b"]},
     }
     assert grid["judges"]["datasets"] == {"novelty-eval": {"name": "novelty-eval"}}
 
@@ -287,9 +290,7 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
 
 
 def test_the_embedded_default_compares_nothing_and_says_why():
-    grid = report.configured(
-        yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
-    )
+    grid = configured(yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8")))
     assert grid["novbench"]["datasets"] == {} and grid["judges"]["datasets"] == {}
     rows = report.rows(grid, {}, {}, BASIS)
     assert (rows["verdict"] == "not run").all() and rows["reason"].str.len().gt(0).all()

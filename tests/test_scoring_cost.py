@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from noveval import scoring_cost
-from noveval.plan import with_scoring
+from noveval.plan.table import with_scoring
 from noveval.scoring_cost import (
     GFLOP_PER_CORE_S,
     ScoringLoad,

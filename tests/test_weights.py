@@ -24,10 +24,12 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 from noveval.engines.servers import server_command, server_environment
 from noveval.novbench import tables
 from noveval.novbench.tables import SCORERS
-from noveval.plan import weights_table
-from noveval.preflight import pinned_check
+from noveval.plan.table import weights_table
+from noveval.preflight.weights import pinned_check
 from noveval.registry import RegistryError, load_registry
 from noveval.reproduction import report
+from noveval.reproduction.conditions import flat
+from noveval.reproduction.novbench import novbench_conditions
 from noveval.weights import (
     WeightsError,
     download,
@@ -315,8 +317,8 @@ def test_an_unpinned_model_is_locked_at_its_first_download_and_stays_there(
     settings = {**basis["run"]["novbench"], "prompts": "authors", "decoding": {}, "models": {}}
     settings["settings"] = {}
     table = pd.DataFrame([{"model": "human", "n_papers": 3}])
-    found = report.novbench_conditions(row, settings, table, {}, "0" * 64)
-    assert report.flat(found)["weights.commit"] == COMMIT
+    found = novbench_conditions(row, settings, table, {}, "0" * 64)
+    assert flat(found)["weights.commit"] == COMMIT
     summary = pd.DataFrame(
         [{"model": "qwen3-8b", "strategy": "zero", "perturbation": "none", "relevance": 3.4}]
     ).assign(**dict.fromkeys(SCORERS, "-"))

@@ -1,0 +1,54 @@
+"""One pre-flight check's line (OK, WARN, FAIL or SKIP), and running a command for a check."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+
+COMMAND_TIMEOUT_S = 120
+
+MAX_DETAIL = 300  # characters of a failed command's message in its check's line
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report: ``ok`` True (OK), False (FAIL) or None (SKIP: not needed or not
+    possible here); ``warn``: it passed with something to look at (WARN), not a failure."""
+
+    name: str
+    ok: bool | None
+    detail: str
+    warn: bool = False
+
+    def line(self) -> str:
+        status = "WARN" if self.warn else {True: "OK", False: "FAIL", None: "SKIP"}[self.ok]
+        return f"{status:<4}  {self.name}: {self.detail}"
+
+
+def warning(name: str, detail: str) -> Check:
+    """A check that does not fail the pre-flight but asks to be looked at."""
+    return Check(name, True, detail, warn=True)
+
+
+def skipped(name: str, why: str) -> Check:
+    """A check that needs something this grid or host does not have."""
+    return Check(name, None, why)
+
+
+def run_command(command: list[str], timeout_s: float = COMMAND_TIMEOUT_S) -> tuple[bool, str]:
+    """Run ``command``: whether it succeeded, and its output (or why it failed)."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+    except FileNotFoundError:
+        return False, f"{command[0]} not found"
+    except subprocess.TimeoutExpired:
+        return False, f"{' '.join(command)} gave no answer in {timeout_s:.0f} s"
+    if done.returncode != 0:
+        said = " | ".join((done.stderr or done.stdout).split("\n")).strip(" |")
+        return False, said[:MAX_DETAIL] or f"exit status {done.returncode}"
+    return True, done.stdout
+
+
+def version_numbers(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text))
