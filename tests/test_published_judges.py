@@ -72,7 +72,9 @@ def test_retrieval_numbers_name_the_search_engine_they_differ_in():
         config / "models.yaml",
     )
     ours = paper_config(
-        config / "config.yaml", config / "paper.yaml", REPO / "workflow" / "schemas" / "config.schema.yaml"
+        config / "config.yaml",
+        config / "paper.yaml",
+        REPO / "workflow" / "schemas" / "config.schema.yaml",
     )
     run = conditions(ours, load_registry(config / "models.yaml"))
     found = pd.DataFrame({"model": ["gpt-5.4"], "change": ["retrieval"]})

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from noveval.workloads import PlanSettings, measured_path
-from noveval.plan import grid_cells
+from noveval.plan.compute import grid_cells
 
 PLAN_SETTINGS = PlanSettings.from_config(config)
 MEASURED = measured_path(config)  # the pilot's measured file (rules/pilot.smk)

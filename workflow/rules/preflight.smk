@@ -23,7 +23,7 @@ rule preflight:
             else None
         ),
     run:
-        from noveval.preflight import preflight
+        from noveval.preflight.run import preflight
 
         preflight(
             config,

@@ -1,13 +1,14 @@
-from noveval.reproduction import report as reproduction
+from noveval.reproduction import conditions as reproduction_conditions
+from noveval.reproduction import targets as reproduction_targets
 
 PROJECT_REGISTRY = "config/models.yaml"
-REPRODUCTION = reproduction.configured(config, JUDGES.not_runnable)
-REPRODUCTION_CELLS = reproduction.cells(RESULTS, REPRODUCTION, NOVBENCH)
+REPRODUCTION = reproduction_targets.configured(config, JUDGES.not_runnable)
+REPRODUCTION_CELLS = reproduction_targets.cells(RESULTS, REPRODUCTION, NOVBENCH)
 # What the run's numbers were produced under, what the paper's were (config/paper.yaml over the
 # embedded default, with the project's registry), and the share limits of failed and empty answers.
 REPRODUCTION_BASIS = {
-    "run": reproduction.conditions(config, REGISTRY),
-    "paper": reproduction.paper_conditions(
+    "run": reproduction_conditions.conditions(config, REGISTRY),
+    "paper": reproduction_conditions.paper_conditions(
         "config/config.yaml",
         "config/paper.yaml",
         f"{workflow.basedir}/schemas/config.schema.yaml",
@@ -18,7 +19,7 @@ REPRODUCTION_BASIS = {
 # With the authors' prompts, the report rebuilds each cell's paper-mode requests from their
 # fetched scripts and compares their digest with the requests the run sent.
 AUTHORS_SCRIPTS = (
-    reproduction.authors_scripts(RESULTS, REPRODUCTION_CELLS, PROJECT_REGISTRY)
+    reproduction_targets.authors_scripts(RESULTS, REPRODUCTION_CELLS, PROJECT_REGISTRY)
     if config["novbench"]["prompts"] == "authors"
     else []
 )
@@ -27,7 +28,7 @@ AUTHORS_SCRIPTS = (
 rule reproduction_report:
     input:
         unpack(
-            lambda wildcards: reproduction.inputs(
+            lambda wildcards: reproduction_targets.inputs(
                 RESULTS,
                 REPRODUCTION,
                 NOVBENCH,

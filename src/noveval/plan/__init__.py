@@ -20,7 +20,3 @@ searches shown and the r - 1 earlier answers.
 A model the pilot measured (``plan.measured``, ``noveval.measured``) has its measured output
 tokens per call (per track), throughput and server start in place of these assumptions.
 """
-
-from noveval.plan.compute import compute_plan, grid_cells
-
-__all__ = ["compute_plan", "grid_cells"]  # what rule plan and its script import

@@ -13,7 +13,3 @@ fits a partition. It prints one line per check (OK, WARN, FAIL, or SKIP with why
 the last one when any failed. The checks are registered in
 ``noveval.preflight.run.CHECKS``, one module per concern.
 """
-
-from noveval.preflight.run import preflight
-
-__all__ = ["preflight"]  # what rule preflight imports

@@ -12,8 +12,8 @@ from noveval.preflight.grid import Grid, site_gpu_type
 from noveval.preflight.slurm import job_step
 from noveval.registry import ModelSpec
 
-# vLLM 0.33.0 (workflow/envs/inference-vllm.yaml) runs torch 2.14.0 built on CUDA 13.0, which needs an
-# NVIDIA driver of the R580 branch or newer: 580.65.06 is CUDA 13.0's minimum.
+# vLLM 0.33.0 (workflow/envs/inference-vllm.yaml) runs torch 2.14.0 built on CUDA 13.0, which
+# needs an NVIDIA driver of the R580 branch or newer: 580.65.06 is CUDA 13.0's minimum.
 MIN_DRIVER = "580.65.06"
 
 # vLLM 0.33's structured-output backend llguidance ships manylinux_2_31 wheels only: pip cannot

@@ -36,28 +36,15 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.files import read_tables
-from noveval.reproduction.conditions import conditions, paper_conditions
 from noveval.reproduction.extraction import extraction_row
 from noveval.reproduction.judges import expert_counts, judges_row
 from noveval.reproduction.novbench import cell_requests, novbench_row, release_digest
 from noveval.reproduction.paper_tables import PAPER_TABLES, paper_table_row
 from noveval.reproduction.published import published
 from noveval.reproduction.render import markdown, summary
-from noveval.reproduction.targets import INPUTS, authors_scripts, cells, configured, inputs
 
 log = logging.getLogger(__name__)
 
-# What rule reproduction_report and its script import from here.
-__all__ = [
-    "INPUTS",
-    "authors_scripts",
-    "cells",
-    "conditions",
-    "configured",
-    "inputs",
-    "paper_conditions",
-    "write",
-]
 
 COLUMNS = [
     "study",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.plan import compute_plan
+from noveval.plan.compute import compute_plan
 
 
 def run(job) -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from noveval.reproduction import report
+from noveval.reproduction.targets import INPUTS
 
 
 def run(job) -> None:
     """One job of rule reproduction_report."""
     report.write(
-        {key: list(job.input[key]) for key in report.INPUTS},
+        {key: list(job.input[key]) for key in INPUTS},
         job.params.grid,
         job.params.basis,
         job.output.csv,
