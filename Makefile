@@ -25,7 +25,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 # checked: a few files of the installed packages do not compile (torch's helper in Python 3.12
 # syntax, an openreview-py template), and no import reaches them.
 # Every dependency the cluster's CPU environment pins (workflow/envs/noveval.yaml) is installed at that
-# version, so that the tests run what a cluster gets (tests/test_envs.py checks the pins).
+# version, so that the tests run what a cluster gets (tests/workflow/test_envs.py checks the pins).
 $(SETUP): pyproject.toml workflow/envs/noveval.yaml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -47,7 +47,7 @@ test: $(SETUP)
 # The SLURM integration test alone (a real single-node cluster; needs root and Debian's
 # slurm-wlm slurmctld slurmd slurm-client munge, which .ci/run installs).
 test-slurm: $(SETUP)
-	$(BIN)/python -m pytest -ra tests/test_slurm.py
+	$(BIN)/python -m pytest -ra tests/planning/test_slurm.py
 
 lint: $(SETUP)
 	$(BIN)/ruff check src tests workflow/scripts benchmarks

@@ -221,7 +221,7 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     assert sum(batch[-1] == "paraphrase" for batch in batches) == 2
     assert sum(batches.values()) == len(chunks) > len(batches)
     # Hosted-API models' calls are jobs of rule infer_api, a local rule (on the submitting host:
-    # tests/test_slurm.py), the served models' are jobs of infer (SLURM jobs).
+    # tests/planning/test_slurm.py), the served models' are jobs of infer (SLURM jobs).
     inference = [
         (rule, REGISTRY.model(wildcards["model"]).engine)
         for rule, wildcards in planned_jobs(planned)

@@ -16,8 +16,8 @@ import pytest
 import yaml
 from conftest import REPO
 from loopback_api import ANSWER, INPUT_TOKENS, OUTPUT_TOKENS
+from report_basis import BASIS
 from snakemake.utils import update_config, validate
-from test_reproduction import BASIS
 
 from noveval.chat_requests import build_request
 from noveval.engines import providers

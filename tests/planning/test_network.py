@@ -2,9 +2,9 @@
 site says otherwise (then preflight checks that compute nodes reach each provider), and jobs
 that load metric models with the hub off.
 
-Where the jobs run on a real cluster: tests/test_slurm.py; the rule of each inference job in
-the paper grid: tests/test_plan.py; the hub off in the jobs of a finished run:
-tests/test_workflow.py.
+Where the jobs run on a real cluster: tests/planning/test_slurm.py; the rule of each inference
+job in the paper grid: tests/planning/test_plan.py; the hub off in the jobs of a finished run:
+tests/workflow/test_workflow.py.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from noveval.plan.table import plan_table
 from noveval.registry import load_registry
 from noveval.workloads import PlanSettings
 
-NOTES = Path(__file__).parent / "fixtures" / "openreview" / "iclr_notes.json"
+NOTES = REPO / "tests" / "fixtures" / "openreview" / "iclr_notes.json"
 RL, OPT = "reinforcement learning", "optimization"
 
 

@@ -29,9 +29,9 @@ NOT_RUN = {
     "fixture runs the same config on 2 papers, 2 pairs and 2 ideas",
     "make test": "this suite is what it runs (CI runs it through .ci/run)",
     "snakemake spend --cores 1 --configfile config/config.yaml my-overlay.yaml": "the overlay "
-    "of the embedded run; tests/test_budget.py runs `snakemake spend` on the embedded run",
+    "of the embedded run; tests/planning/test_budget.py runs `snakemake spend` on the embedded run",
     f"snakemake pilot --profile profiles/slurm {PAPER}": "the paper grid's pilot serves vLLM "
-    "models on GPUs and pays the providers; tests/test_slurm.py runs the pilot on the CI "
+    "models on GPUs and pays the providers; tests/planning/test_slurm.py runs the pilot on the CI "
     "cluster with the embedded model and gpt-4o on the loopback server",
     "export OPENAI_API_KEY=... GEMINI_API_KEY=... ANTHROPIC_API_KEY=...": "a placeholder for "
     "real keys, before the paid run below",

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, run_snakemake, shared_file, write_yaml
+from report_basis import BASIS, COLING_SHA
 
 from noveval.reproduction import report
 from noveval.reproduction.published import published
@@ -199,34 +200,6 @@ def test_configured_maps_datasets_to_paper_tables_by_name_or_released_perturbati
         RELEASE_SUBSET: {"name": "subset", "models": ["gpt-4o", "qwen3-8b"]},
     }
     assert grid["judges"]["datasets"] == {"novelty-eval": {"name": "novelty-eval"}}
-
-
-COLING_SHA = "deb487401d682644122df2356369e6a6a9b38b546d7ae11532bff633b73be09e"
-JUDGES_CONDITIONS = {
-    "prompts": "authors",
-    "requests": {"max_tokens": 8192},
-    "models": {"gpt-5.4": {"reference": "gpt-5.4"}},
-    "datasets": {"novelty-eval": {"commit": "f022bc38", "blocklist": True}},
-    "calls": {"calls": {"pointwise": 3, "pairwise_per_order": 3}, "calls_by_change": {}},
-    "aggregation": {"no_aggregation": "first_call"},
-}
-NOVBENCH_PAPER = {
-    "prompts": "authors",
-    "decoding": {"mode": "authors", "max_tokens": 4096},
-    "models": {},
-    "scoring": {
-        "relevance_encoder": "spiced",
-        "coverage_encoder": "all-minilm-l6-v2",
-        "fluency_lm": "distilgpt2",
-    },  # fmt: skip
-    "datasets": {"coling2020": {"sha256": COLING_SHA, "papers": 73}},
-}
-# the run is the paper's but for its scorers (coling_table) and its NovBench prompts and decoding
-BASIS = {
-    "run": {"novbench": {**NOVBENCH_PAPER, "prompts": "builtin"}, "judges": JUDGES_CONDITIONS},
-    "paper": {"novbench": NOVBENCH_PAPER, "judges": JUDGES_CONDITIONS},
-    "limits": {"max_empty_share": 0.1, "max_failed_share": 0.05},
-}
 
 
 def coling_table(**human) -> pd.DataFrame:

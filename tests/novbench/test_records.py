@@ -16,7 +16,7 @@ from noveval.novbench.records import (
     write_papers,
 )
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample" / "novbench_sample.json"
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample" / "novbench_sample.json"
 
 
 @pytest.fixture

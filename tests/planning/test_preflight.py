@@ -1,6 +1,6 @@
 """Pre-flight checks (noveval.preflight) on hand-made SLURM answers, folders and environments.
 
-tests/test_slurm.py runs `snakemake preflight` against the CI's real SLURM cluster.
+tests/planning/test_slurm.py runs `snakemake preflight` against the CI's real SLURM cluster.
 """
 
 from __future__ import annotations
