@@ -1,4 +1,5 @@
-"""Rule novbench_extraction_requests: a validated prompt's calls on its labelled sentences."""
+"""Stage construction_novbench_extraction_requests: a validated prompt's calls on its labelled
+sentences."""
 
 from __future__ import annotations
 

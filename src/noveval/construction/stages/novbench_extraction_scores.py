@@ -1,4 +1,5 @@
-"""Rule novbench_extraction_scores: accuracy and macro-F1 per model and validated prompt."""
+"""Stage construction_novbench_extraction_scores: accuracy and macro-F1 per model and validated
+prompt."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rule novbench_extraction_step_requests: the step prompt's second calls."""
+"""Stage construction_novbench_extraction_step_requests: the step prompt's second calls."""
 
 from __future__ import annotations
 

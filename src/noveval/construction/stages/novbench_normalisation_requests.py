@@ -1,4 +1,4 @@
-"""Rule novbench_construction_normalisation_requests: each paper's novelty sentences and its
+"""Stage construction_novbench_normalisation_requests: each paper's novelty sentences and its
 call normalising the review ones into the gold format."""
 
 from __future__ import annotations

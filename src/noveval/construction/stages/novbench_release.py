@@ -1,4 +1,4 @@
-"""Rule novbench_construction_release: the built release file and the construction summary."""
+"""Stage construction_novbench_release: the built release file and the construction summary."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rule novbench_construction_retrieval: the top-k related corpus papers of every paper."""
+"""Stage construction_novbench_retrieval: the top-k related corpus papers of every paper."""
 
 from __future__ import annotations
 

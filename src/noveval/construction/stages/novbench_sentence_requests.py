@@ -1,4 +1,4 @@
-"""Rule novbench_construction_sentence_requests: one labelling call per sentence of a kind."""
+"""Stage construction_novbench_sentence_requests: one labelling call per sentence of a kind."""
 
 from __future__ import annotations
 
@@ -16,9 +16,6 @@ log = logging.getLogger(__name__)
 
 # The prompt of each kind of sentence in the construction (the paper's best introduction prompt).
 CONSTRUCTION_PROMPTS = {records.INTRODUCTION: "context", records.REVIEW: "review"}
-
-
-PER_OCCURRENCE, PER_PROMPT = "per_occurrence", "per_prompt"  # construction.novbench.calls
 
 
 PER_OCCURRENCE, PER_PROMPT = "per_occurrence", "per_prompt"  # construction.novbench.calls

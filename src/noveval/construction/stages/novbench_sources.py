@@ -1,4 +1,4 @@
-"""Rule novbench_construction_sources: NLPeer papers and reviews → papers, sentences, left out."""
+"""Stage construction_novbench_sources: NLPeer papers and reviews → papers, sentences, left out."""
 
 from __future__ import annotations
 

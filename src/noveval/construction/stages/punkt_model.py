@@ -1,4 +1,4 @@
-"""Rule punkt_model: NLTK's English Punkt model (punkt_tab) at its pinned digest."""
+"""Stage construction_punkt_model: NLTK's English Punkt model (punkt_tab) at its pinned digest."""
 
 from __future__ import annotations
 
