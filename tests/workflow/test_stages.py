@@ -45,6 +45,17 @@ def test_a_stage_module_is_named_by_its_rule():
     assert stage_module("construction_judges_labels") == "noveval.construction.stages.judges_labels"
     assert stage_module("infer") == "noveval.workflow.stages.infer"
     assert stage_module("reproduction_report") == "noveval.workflow.stages.reproduction_report"
+    assert stage_module("infer_api") == "noveval.workflow.stages.infer"  # the hosted-API variant
+
+
+def test_every_derived_rule_is_the_hosted_api_variant_of_a_staged_rule():
+    blocks = rule_blocks()
+    text = "\n".join(path.read_text() for path in (REPO / "workflow" / "rules").glob("*.smk"))
+    derived = re.findall(r"^use rule (\w+) as (\w+)", text, re.MULTILINE)
+    assert sorted(derived) == [("infer", "infer_api"), ("pilot_infer", "pilot_infer_api")]
+    for base, variant in derived:
+        assert "scripts/stage.py" in blocks[base]
+        assert stage_module(variant) == stage_module(base)
 
 
 def test_a_stage_code_version_is_its_own_module_and_what_it_imports():

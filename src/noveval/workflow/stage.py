@@ -9,11 +9,15 @@ from noveval.logs import log_to
 from noveval.provenance import code_version
 
 TRACKS = ("novbench", "judges", "construction")  # a rule named <track>_<stage>
+# A rule's hosted-API variant (`use rule infer as infer_api`: the same job on the submitting
+# host, for the models whose calls go to a provider) runs the stage of the rule it derives from.
+API_VARIANT = "_api"
 
 
 def stage_module(rule: str) -> str:
     """The module of rule ``rule``'s stage: ``noveval.<track>.stages.<stage>`` for a track's
-    rule, else ``noveval.workflow.stages.<rule>``."""
+    rule, else ``noveval.workflow.stages.<rule>`` (``<rule>_api`` runs ``<rule>``'s)."""
+    rule = rule.removesuffix(API_VARIANT)
     track, _, stage = rule.partition("_")
     if track in TRACKS and stage:
         return f"noveval.{track}.stages.{stage}"
