@@ -61,3 +61,18 @@ def test_every_derived_rule_is_the_hosted_api_variant_of_a_staged_rule():
 def test_a_stage_code_version_is_its_own_module_and_what_it_imports():
     assert stage_code("judges_tables") == code_version("noveval.judges.stages.tables")
     assert stage_code("judges_tables") != stage_code("judges_flip_rates")
+
+
+def test_a_rule_file_reads_no_global_another_rule_file_defines():
+    """What several rule files read is made in the Snakefile or rules/common.smk."""
+    files = {path.name: path.read_text() for path in (REPO / "workflow" / "rules").glob("*.smk")}
+    crossing = []
+    for home, text in files.items():
+        if home == "common.smk":
+            continue
+        for name in re.findall(r"^([A-Z][A-Z0-9_]+)\s*=", text, re.MULTILINE):
+            readers = [
+                f for f, other in files.items() if f != home and re.search(rf"\b{name}\b", other)
+            ]
+            crossing += [f"{name} ({home} -> {', '.join(readers)})"] if readers else []
+    assert crossing == []

@@ -4,15 +4,7 @@
 import os
 
 from noveval.construction import judge_calls
-from noveval.construction.judge_build import JudgeBuild
-from noveval.construction.judge_plan import declared_release
 
-CONSTRUCTION_JUDGES = config.get("construction", {}).get("judges")
-BUILD = JudgeBuild(CONSTRUCTION_JUDGES, RESULTS) if CONSTRUCTION_JUDGES else None
-# The built release's expected instances, for the compute plan before it is built.
-BUILT_RELEASE_DECLARED = (
-    declared_release(CONSTRUCTION_JUDGES, BUILD.release_files) if BUILD else {}
-)
 
 
 if BUILD:

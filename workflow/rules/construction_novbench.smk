@@ -4,12 +4,8 @@
 from functools import partial
 
 from noveval.construction import authors as construction_authors
-from noveval.construction.grid import TRACK as NOVBENCH_BUILT, VALIDATION as EXTRACTION
-from noveval.construction.grid import novbench_construction
+from noveval.construction.grid import VALIDATION as EXTRACTION
 
-NOVBENCH_UPSTREAM = f"{RESULTS}/downloads/upstream/novbench"
-NOVBENCH_CONSTRUCTION = novbench_construction(config, REGISTRY, NOVBENCH_UPSTREAM)
-GRIDS[NOVBENCH_BUILT] = NOVBENCH_CONSTRUCTION
 BUILT_SECTION = NOVBENCH_CONSTRUCTION.section or {}
 BUILT = f"{RESULTS}/{NOVBENCH_BUILT}"
 BUILT_LOGS = f"{LOGS}/{NOVBENCH_BUILT}"

@@ -1,15 +1,11 @@
 from noveval.batches import chunk_path
 from noveval.cluster import (
-    InferenceJobs,
     api_inference_on_host,
     api_models_pattern,
     inference_env,
 )
-from noveval.site import Site
 from noveval.weights import weights_inputs
 
-# Each batch's chunks and their SLURM resources, from the site file the SLURM profile reads.
-JOBS = InferenceJobs(GRIDS, REGISTRY, config, Site.load())
 
 
 # One job per chunk of a model, dataset and batch (the grid's cells, or a preliminary step): one

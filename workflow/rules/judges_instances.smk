@@ -3,13 +3,11 @@ from noveval.judges import authors as judge_authors
 from noveval.weights import scorer_weights_inputs
 
 # The paper mode: the authors' files (rule upstream_file), their verdict format and tie rules.
-JUDGE_UPSTREAM = f"{RESULTS}/downloads/upstream/judges"
 JUDGE_BLOCKLIST = (
     [f"{JUDGE_UPSTREAM}/{judge_authors.BLOCKLIST}"]
     if config["judges"]["blocklist"]
     else []
 )
-JUDGE_RETRIEVAL = config["judges"]["retrieval"]
 
 
 rule judges_instances:

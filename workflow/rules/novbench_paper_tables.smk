@@ -4,13 +4,11 @@
 from noveval.novbench.paper_tables import (
     PAPER_TYPE_BATCH,
     human_eval_resources,
-    paper_tables,
 )
 from noveval.novbench.paper_type import CLASSIFIER_SCRIPT
 from noveval.upstream import fetched_path
 from noveval.weights import scorer_weights_inputs
 
-PAPER_TABLES = paper_tables(config)
 
 
 rule novbench_annotation_download:

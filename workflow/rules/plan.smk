@@ -1,10 +1,7 @@
 from pathlib import Path
 
-from noveval.workloads import PlanSettings, measured_path
 from noveval.plan.compute import grid_cells
 
-PLAN_SETTINGS = PlanSettings.from_config(config)
-MEASURED = measured_path(config)  # the pilot's measured file (rules/pilot.smk)
 
 
 # The plan renders prompts from the releases already on disk (inputs: a finished download
