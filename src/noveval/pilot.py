@@ -22,6 +22,7 @@ from noveval.judges.cells import GENERATED, IDEATION
 from noveval.judges.layout import JudgesGrid
 from noveval.measured import measure, write_measured
 from noveval.novbench.grid import NovBenchGrid
+from noveval.novbench.layout import NovBenchLayout
 from noveval.registry import load_registry
 
 PILOT_CHANGE = "reference"
@@ -32,9 +33,10 @@ def pilot_sources(
 ) -> dict[tuple[str, str], list[str]]:
     """(track, model) -> the grid's requests tables the pilot samples, in grid order."""
     sources: dict[tuple[str, str], list[str]] = {}
+    layout = NovBenchLayout(results)
     for cell in novbench.cells:
         if cell.perturbation == "none":
-            path = f"{results}/novbench/{cell.dataset}/{cell.model}/{cell.name}/requests.parquet"
+            path = layout.requests(cell.dataset, cell.model, cell.name)
             sources.setdefault(("novbench", cell.model), []).append(path)
     for cell in judges.cells:
         if cell.change == PILOT_CHANGE and not cell.setup.startswith((GENERATED, IDEATION)):

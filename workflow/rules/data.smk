@@ -5,9 +5,9 @@ rule novbench_papers:
             wildcards.dataset
         ).values(),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        NOVBENCH_LAYOUT.papers(),
     log:
-        f"{LOGS}/novbench/{{dataset}}/papers.log",
+        NOVBENCH_LAYOUT.log("papers"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -20,9 +20,9 @@ rule novbench_papers:
 
 rule novbench_download:
     output:
-        f"{RESULTS}/downloads/novbench/{{dataset}}.json",
+        NOVBENCH_LAYOUT.release_download(),
     log:
-        f"{LOGS}/novbench/{{dataset}}/download.log",
+        NOVBENCH_LAYOUT.log("download"),
     localrule: True
     conda:
         "../envs/noveval.yaml"

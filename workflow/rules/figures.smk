@@ -3,7 +3,7 @@ rule novbench_radar:
         scores=lambda wildcards: NOVBENCH.score_paths(RESULTS, wildcards.dataset),
     output:
         report(
-            f"{RESULTS}/novbench/{{dataset}}/sentiment_radar.png",
+            NOVBENCH_LAYOUT.radar(),
             caption="../report/novbench_radar.rst",
             category="NovBench",
             subcategory="{dataset}",
@@ -14,7 +14,7 @@ rule novbench_radar:
             },
         ),
     log:
-        f"{LOGS}/novbench/{{dataset}}/sentiment_radar.log",
+        NOVBENCH_LAYOUT.log("radar"),
     conda:
         "../envs/noveval.yaml"
     params:

@@ -5,7 +5,7 @@ from noveval.weights import scorer_weights_inputs
 
 rule novbench_score:
     input:
-        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        papers=NOVBENCH_LAYOUT.papers(),
         parsed=lambda wildcards: NOVBENCH.parsed_paths(
             RESULTS, wildcards.dataset, wildcards.model
         ),
@@ -14,11 +14,11 @@ rule novbench_score:
             REGISTRY, scorer_names(config["novbench"]["scoring"]), RESULTS
         ),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/{{model}}/scores.parquet",
+        NOVBENCH_LAYOUT.scores(),
     log:
-        f"{LOGS}/novbench/{{dataset}}/{{model}}/score.log",
+        NOVBENCH_LAYOUT.log("score"),
     benchmark:
-        f"{LOGS}/novbench/{{dataset}}/{{model}}/score.benchmark.tsv"
+        NOVBENCH_LAYOUT.log("score_benchmark")
     conda:
         "../envs/noveval.yaml"
     threads: SCORING_THREADS

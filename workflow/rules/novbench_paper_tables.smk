@@ -1,10 +1,8 @@
 # NovBench's appendix tables from the authors' released annotations: paper type (Tables 6-7),
 # reviewer confidence (Table 8) and the human agreement (Section 4.3), per dataset that declares
 # them (novbench.datasets.<name>: paper_types, review_confidence, human_eval).
-from noveval.novbench.paper_tables import (
-    PAPER_TYPE_BATCH,
-    human_eval_resources,
-)
+from noveval.batches import PAPER_TYPE
+from noveval.novbench.paper_tables import human_eval_resources
 from noveval.novbench.paper_type import CLASSIFIER_SCRIPT
 from noveval.upstream import fetched_path
 from noveval.weights import scorer_weights_inputs
@@ -13,9 +11,9 @@ from noveval.weights import scorer_weights_inputs
 
 rule novbench_annotation_download:
     output:
-        f"{RESULTS}/downloads/novbench/{{dataset}}/{{kind}}.json",
+        NOVBENCH_LAYOUT.annotation_download(),
     log:
-        f"{LOGS}/novbench/{{dataset}}/download-{{kind}}.log",
+        NOVBENCH_LAYOUT.log("annotation_download"),
     wildcard_constraints:
         kind="paper_types|review_confidence",
     localrule: True
@@ -32,12 +30,12 @@ rule novbench_annotation_download:
 
 rule novbench_paper_type_requests:
     input:
-        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        papers=NOVBENCH_LAYOUT.papers(),
         script=str(fetched_path(RESULTS, "novbench", CLASSIFIER_SCRIPT)),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{PAPER_TYPE_BATCH}/requests.parquet",
+        NOVBENCH_LAYOUT.requests(cell=PAPER_TYPE),
     log:
-        f"{LOGS}/novbench/{{dataset}}/{{model}}/{PAPER_TYPE_BATCH}/requests.log",
+        NOVBENCH_LAYOUT.log("requests", cell=PAPER_TYPE),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -55,12 +53,12 @@ rule novbench_paper_type_labels:
             RESULTS,
             wildcards.dataset,
             PAPER_TABLES.classifiers[wildcards.dataset],
-            PAPER_TYPE_BATCH,
+            PAPER_TYPE,
         ),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/{PAPER_TYPE_BATCH}/labels.json",
+        NOVBENCH_LAYOUT.paper_type_labels(),
     log:
-        f"{LOGS}/novbench/{{dataset}}/{PAPER_TYPE_BATCH}/labels.log",
+        NOVBENCH_LAYOUT.log("paper_type_labels"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -75,14 +73,14 @@ rule novbench_paper_type_table:
         labels=lambda wildcards: PAPER_TABLES.labels_path(RESULTS, wildcards.dataset),
     output:
         report(
-            f"{RESULTS}/novbench/{{dataset}}/paper_type.csv",
+            NOVBENCH_LAYOUT.appendix_table(kind="paper_types"),
             caption="../report/novbench_paper_tables.rst",
             category="NovBench",
             subcategory="{dataset}",
             labels={"dataset": "{dataset}", "result": "paper type (Tables 6-7)"},
         ),
     log:
-        f"{LOGS}/novbench/{{dataset}}/paper_type.log",
+        NOVBENCH_LAYOUT.log("paper_type_table"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -108,14 +106,14 @@ rule novbench_reviewer_confidence:
         ),
     output:
         report(
-            f"{RESULTS}/novbench/{{dataset}}/reviewer_confidence.csv",
+            NOVBENCH_LAYOUT.appendix_table(kind="review_confidence"),
             caption="../report/novbench_paper_tables.rst",
             category="NovBench",
             subcategory="{dataset}",
             labels={"dataset": "{dataset}", "result": "reviewer confidence (Table 8)"},
         ),
     log:
-        f"{LOGS}/novbench/{{dataset}}/reviewer_confidence.log",
+        NOVBENCH_LAYOUT.log("reviewer_confidence"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -131,9 +129,9 @@ rule novbench_human_eval_scores:
     input:
         lambda wildcards: PAPER_TABLES.human_eval[wildcards.dataset],
     output:
-        f"{RESULTS}/novbench/{{dataset}}/human_eval_scores.parquet",
+        NOVBENCH_LAYOUT.human_eval_scores(),
     log:
-        f"{LOGS}/novbench/{{dataset}}/human_eval_scores.log",
+        NOVBENCH_LAYOUT.log("human_eval_scores"),
     conda:
         "../envs/noveval.yaml"
     threads: SCORING_THREADS
@@ -151,17 +149,17 @@ rule novbench_human_eval_scores:
 rule novbench_human_agreement:
     input:
         sheets=lambda wildcards: PAPER_TABLES.human_eval[wildcards.dataset],
-        scores=f"{RESULTS}/novbench/{{dataset}}/human_eval_scores.parquet",
+        scores=NOVBENCH_LAYOUT.human_eval_scores(),
     output:
         report(
-            f"{RESULTS}/novbench/{{dataset}}/human_agreement.csv",
+            NOVBENCH_LAYOUT.appendix_table(kind="human_eval"),
             caption="../report/novbench_paper_tables.rst",
             category="NovBench",
             subcategory="{dataset}",
             labels={"dataset": "{dataset}", "result": "human agreement (Section 4.3)"},
         ),
     log:
-        f"{LOGS}/novbench/{{dataset}}/human_agreement.log",
+        NOVBENCH_LAYOUT.log("human_agreement"),
     conda:
         "../envs/noveval.yaml"
     params:

@@ -4,9 +4,9 @@ rule novbench_parse:
             RESULTS, wildcards.dataset, wildcards.model
         ),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/parsed.parquet",
+        NOVBENCH_LAYOUT.parsed(),
     log:
-        f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/parse.log",
+        NOVBENCH_LAYOUT.log("parse"),
     conda:
         "../envs/noveval.yaml"
     params:

@@ -40,7 +40,7 @@ rule plan:
         inference=config["inference"],
         plan={**config["plan"], "measured": MEASURED},
         registry=config["registry"],
-        downloads=f"{RESULTS}/downloads/novbench",
+        downloads=NOVBENCH_LAYOUT.downloads,
         judge_cells=grid_cells(JUDGES),
         judge_files=JUDGES.datasets,
         judge_declared={

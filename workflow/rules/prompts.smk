@@ -1,5 +1,7 @@
+from noveval.batches import PARAPHRASE
 from noveval.novbench.authors import library_of
 from noveval.novbench.decoding import decoding_inputs
+from noveval.novbench.layout import released
 
 
 # The inputs of each NovBench cell and its chat requests.
@@ -8,11 +10,11 @@ ruleorder: novbench_changed_inputs > novbench_inputs
 
 rule novbench_inputs:
     input:
-        f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        NOVBENCH_LAYOUT.papers(),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/inputs/{{perturbation}}.parquet",
+        NOVBENCH_LAYOUT.inputs(),
     log:
-        f"{LOGS}/novbench/{{dataset}}/inputs-{{perturbation}}.log",
+        NOVBENCH_LAYOUT.log("inputs"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -25,14 +27,14 @@ rule novbench_inputs:
 
 rule novbench_paraphrase_requests:
     input:
-        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        papers=NOVBENCH_LAYOUT.papers(),
         weights=lambda wildcards: decoding_inputs(
             REGISTRY.model(wildcards.model), config["decoding"], RESULTS
         ),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/{{model}}/paraphrase/requests.parquet",
+        NOVBENCH_LAYOUT.requests(cell=PARAPHRASE),
     log:
-        f"{LOGS}/novbench/{{dataset}}/{{model}}/paraphrase/requests.log",
+        NOVBENCH_LAYOUT.log("requests", cell=PARAPHRASE),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -46,12 +48,14 @@ rule novbench_paraphrase_requests:
 
 rule novbench_changed_inputs:
     input:
-        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
-        responses=f"{RESULTS}/novbench/{{dataset}}/{NOVBENCH.paraphrase_model}/responses/paraphrase.parquet",
+        papers=NOVBENCH_LAYOUT.papers(),
+        responses=NOVBENCH_LAYOUT.responses(
+            model=NOVBENCH.paraphrase_model, batch=PARAPHRASE
+        ),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/inputs/change.parquet",
+        NOVBENCH_LAYOUT.inputs(perturbation="change"),
     log:
-        f"{LOGS}/novbench/{{dataset}}/inputs-change.log",
+        NOVBENCH_LAYOUT.log("inputs", perturbation="change"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -66,9 +70,9 @@ rule novbench_release_inputs:
             wildcards.perturbation
         ],
     output:
-        f"{RESULTS}/novbench/{{dataset}}/inputs/release_{{perturbation}}.parquet",
+        NOVBENCH_LAYOUT.inputs(perturbation=released()),
     log:
-        f"{LOGS}/novbench/{{dataset}}/inputs-release_{{perturbation}}.log",
+        NOVBENCH_LAYOUT.log("inputs", perturbation=released()),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -82,7 +86,7 @@ rule novbench_requests:
         inputs=lambda wildcards: NOVBENCH.inputs_path(
             RESULTS, wildcards.dataset, wildcards.perturbation
         ),
-        papers=f"{RESULTS}/novbench/{{dataset}}/papers.parquet",
+        papers=NOVBENCH_LAYOUT.papers(),
         scripts=lambda wildcards: (
             upstream_inputs(
                 RESULTS, REGISTRY.model(wildcards.model), wildcards.strategy
@@ -100,9 +104,9 @@ rule novbench_requests:
             and library_of(REGISTRY.model(wildcards.model)) is not None,
         ),
     output:
-        f"{RESULTS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.parquet",
+        NOVBENCH_LAYOUT.requests(),
     log:
-        f"{LOGS}/novbench/{{dataset}}/{{model}}/{{strategy}}-{{perturbation}}/requests.log",
+        NOVBENCH_LAYOUT.log("requests"),
     conda:
         "../envs/noveval.yaml"
     params:

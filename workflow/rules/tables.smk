@@ -9,21 +9,21 @@ rule novbench_table:
         ],
     output:
         csv=report(
-            f"{RESULTS}/novbench/{{dataset}}/table.csv",
+            NOVBENCH_LAYOUT.table(extension="csv"),
             caption="../report/novbench_table.rst",
             category="NovBench",
             subcategory="{dataset}",
             labels={"dataset": "{dataset}", "result": "table", "file": "CSV"},
         ),
         markdown=report(
-            f"{RESULTS}/novbench/{{dataset}}/table.md",
+            NOVBENCH_LAYOUT.table(extension="md"),
             caption="../report/novbench_table.rst",
             category="NovBench",
             subcategory="{dataset}",
             labels={"dataset": "{dataset}", "result": "table", "file": "Markdown"},
         ),
     log:
-        f"{LOGS}/novbench/{{dataset}}/table.log",
+        NOVBENCH_LAYOUT.log("table"),
     conda:
         "../envs/noveval.yaml"
     params:

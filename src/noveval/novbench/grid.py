@@ -7,7 +7,8 @@ import logging
 import math
 from dataclasses import dataclass, field
 
-from noveval.batches import CELLS, PAPER_TYPE, PARAPHRASE, responses_path
+from noveval.batches import CELLS, PAPER_TYPE, PARAPHRASE
+from noveval.novbench.layout import HUMAN, NovBenchLayout, cell_name, released
 from noveval.novbench.releases import ReleaseFile, perturbation_releases, release_files
 from noveval.registry import Registry
 
@@ -23,7 +24,7 @@ class Cell:
 
     @property
     def name(self) -> str:
-        return f"{self.strategy}-{self.perturbation}"
+        return cell_name(self.strategy, self.perturbation)
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,9 @@ class NovBenchGrid:
 
     def parsed_paths(self, results: str, dataset: str, model: str) -> list[str]:
         """The parsed outputs of every cell of one model on one dataset."""
+        layout = NovBenchLayout(results)
         return [
-            f"{results}/novbench/{dataset}/{model}/{cell.name}/parsed.parquet"
+            layout.parsed(dataset, model, cell.name)
             for cell in self.cells_of(dataset)
             if cell.model == model
         ]
@@ -80,13 +82,13 @@ class NovBenchGrid:
         """The requests tables one inference job of ``model`` on ``dataset`` answers: every
         cell of the model, its paraphrases, or its paper-type labels (``batch``: cells,
         paraphrase or paper_type)."""
-        folder = f"{results}/novbench/{dataset}/{model}"
+        layout = NovBenchLayout(results)
         if batch in (PARAPHRASE, PAPER_TYPE):
-            return [f"{folder}/{batch}/requests.parquet"]
+            return [layout.requests(dataset, model, batch)]
         if batch != CELLS:
             raise ValueError(f"novbench has no inference batch '{batch}'")
         return [
-            f"{folder}/{cell.name}/requests.parquet"
+            layout.requests(dataset, model, cell.name)
             for cell in self.cells_of(dataset)
             if cell.model == model
         ]
@@ -115,14 +117,13 @@ class NovBenchGrid:
 
     def responses(self, results: str, dataset: str, model: str, batch: str = CELLS) -> str:
         """The responses table a cell's answers are read from (its batch's)."""
-        return responses_path(results, "novbench", dataset, model, batch)
+        return NovBenchLayout(results).responses(dataset, model, batch)
 
     def score_paths(self, results: str, dataset: str) -> list[str]:
-        """The scores tables a dataset's table and figures are built from (human first)."""
+        """The scores tables a dataset's table and figures are built from (the reviews' last)."""
         models = dict.fromkeys(cell.model for cell in self.cells_of(dataset))
-        return [f"{results}/novbench/{dataset}/{model}/scores.parquet" for model in models] + [
-            f"{results}/novbench/{dataset}/human/scores.parquet"
-        ]
+        layout = NovBenchLayout(results)
+        return [layout.scores(dataset, model) for model in [*models, HUMAN]]
 
     def models_used(self) -> set[str]:
         """Every registry model the grid will call."""
@@ -142,8 +143,8 @@ class NovBenchGrid:
     def inputs_path(self, results: str, dataset: str, perturbation: str) -> str:
         """The inputs of a cell: the authors' released ones where the dataset names them."""
         if perturbation in self.perturbation_releases.get(dataset, {}):
-            perturbation = f"release_{perturbation}"
-        return f"{results}/novbench/{dataset}/inputs/{perturbation}.parquet"
+            perturbation = released(perturbation)
+        return NovBenchLayout(results).inputs(dataset, perturbation)
 
 
 def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
@@ -151,7 +152,8 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
     section = config["novbench"]
     for name in section["models"]:
         registry.model(name)
-    releases = release_files(section["datasets"], f"{config['results']}/downloads/novbench")
+    downloads = NovBenchLayout(config["results"]).downloads
+    releases = release_files(section["datasets"], downloads)
     cells, omitted = [], []
     for dataset, release in releases.items():
         with_retrieval = release.has_retrieval()
@@ -165,9 +167,7 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
             omitted.append(
                 f"novbench/{dataset}: RAG cells left out, the dataset has no retrieved papers"
             )
-    perturbed = perturbation_releases(
-        section["datasets"], f"{config['results']}/downloads/novbench"
-    )
+    perturbed = perturbation_releases(section["datasets"], downloads)
     grid = NovBenchGrid(
         tuple(cells), releases, section["paraphrase_model"], tuple(omitted), perturbed
     )

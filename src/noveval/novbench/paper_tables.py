@@ -4,7 +4,8 @@ Per dataset, the config may declare (``novbench.datasets.<name>``): ``paper_type
 authors' classification file, Tables 6–7, or ``{classifier: <model>}`` to label the papers with
 their prompt), ``review_confidence`` (Table 8) and ``human_eval`` (one spreadsheet per
 annotator, Section 4.3). A file is a local path or ``{url, sha256}`` downloaded to
-``{results}/downloads/novbench/<dataset>/<kind>.json``.
+``{results}/downloads/novbench/<dataset>/<kind>.json`` (where ``noveval.novbench.layout`` puts
+it, and the tables).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from noveval.batches import PAPER_TYPE as PAPER_TYPE_BATCH
+from noveval.novbench.layout import NovBenchLayout
 from noveval.novbench.releases import ReleaseFile
 from noveval.scoring_cost import mem_mb, planned_load, runtime_minutes
 
@@ -23,11 +24,6 @@ log = logging.getLogger(__name__)
 
 FILE_KINDS = ("paper_types", "review_confidence")
 ANNOTATIONS_DIGEST = "annotations_sha256"  # the column recording the annotation file's SHA-256
-OUTPUTS = {
-    "paper_types": "paper_type.csv",
-    "review_confidence": "reviewer_confidence.csv",
-    "human_eval": "human_agreement.csv",
-}
 
 
 @dataclass(frozen=True)
@@ -46,7 +42,7 @@ class PaperTables:
     def labels_path(self, results: str, dataset: str) -> str:
         """The paper-type labels of a dataset: the declared file, or the classifier's."""
         if dataset in self.classifiers:
-            return f"{results}/novbench/{dataset}/{PAPER_TYPE_BATCH}/labels.json"
+            return NovBenchLayout(results).paper_type_labels(dataset)
         return self.file(dataset, "paper_types").path
 
     def outputs(self, results: str, grid) -> list[str]:
@@ -55,12 +51,13 @@ class PaperTables:
         declared = {(d, k) for d, k in self.files if k != "review_confidence" or grid.cells_of(d)}
         declared |= {(d, "paper_types") for d in self.classifiers}
         declared |= {(d, "human_eval") for d in self.human_eval}
-        return sorted(f"{results}/novbench/{d}/{OUTPUTS[k]}" for d, k in declared)
+        layout = NovBenchLayout(results)
+        return sorted(layout.appendix_table(d, k) for d, k in declared)
 
 
 def paper_tables(config: dict) -> PaperTables:
     """The appendix-table declarations of the config's NovBench datasets."""
-    downloads = f"{config['results']}/downloads/novbench"
+    layout = NovBenchLayout(config["results"])
     files, classifiers, sheets = {}, {}, {}
     for name, entry in config["novbench"]["datasets"].items():
         if not isinstance(entry, dict):
@@ -75,7 +72,7 @@ def paper_tables(config: dict) -> PaperTables:
             given = {"path": given} if isinstance(given, str) else given
             release = ReleaseFile(
                 name=f"{name}.{kind}",
-                path=given.get("path") or f"{downloads}/{name}/{kind}.json",
+                path=given.get("path") or layout.annotation_download(name, kind),
                 url=given.get("url"),
                 sha256=given.get("sha256"),
             )

@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 
 from noveval.downloads import fetch
+from noveval.novbench.layout import download_path
 from noveval.novbench.records import read_records
 
 
@@ -91,7 +92,7 @@ def perturbation_releases(datasets: dict, downloads: str | Path) -> dict[str, di
 def _release_file(name: str, entry: str | dict, downloads: str | Path) -> ReleaseFile:
     if isinstance(entry, str):
         entry = {"path": entry}
-    path = entry.get("path") or f"{downloads}/{name}.json"  # a string entry is a path
+    path = entry.get("path") or download_path(downloads, name)  # a string entry is a path
     release = ReleaseFile(
         name=name,
         path=str(path),

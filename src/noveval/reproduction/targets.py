@@ -7,6 +7,7 @@ from pathlib import Path
 
 from noveval.judges.cells import configured_changes
 from noveval.judges.grid import system_models
+from noveval.novbench.layout import NovBenchLayout
 from noveval.registry import load_registry
 from noveval.reproduction.published import published
 
@@ -84,15 +85,16 @@ def configured(config: dict, not_runnable: dict | None = None) -> dict:
 def cells(results: str, grid: dict, novbench) -> list[dict]:
     """Every NovBench cell of the datasets compared with a paper's: its keys, its requests
     table, and the inputs and pool its requests were built from."""
+    layout = NovBenchLayout(results)
     return [
         {
             "dataset": name,
             "model": cell.model,
             "strategy": cell.strategy,
             "perturbation": cell.perturbation,
-            "requests": f"{results}/novbench/{name}/{cell.model}/{cell.name}/requests.parquet",
+            "requests": layout.requests(name, cell.model, cell.name),
             "inputs": novbench.inputs_path(results, name, cell.perturbation),
-            "papers": f"{results}/novbench/{name}/papers.parquet",
+            "papers": layout.papers(name),
         }
         for name in (d["name"] for d in grid["novbench"]["datasets"].values())
         for cell in novbench.cells_of(name)
@@ -135,7 +137,7 @@ def inputs(
     novbench_sets = [d["name"] for d in grid["novbench"]["datasets"].values()]
     judges_sets = [d["name"] for d in grid["judges"]["datasets"].values()]
     return {
-        "tables": [f"{results}/novbench/{d}/table.csv" for d in novbench_sets],
+        "tables": [NovBenchLayout(results).table(d, "csv") for d in novbench_sets],
         "scores": [p for d in novbench_sets for p in novbench.score_paths(results, d)],
         "metrics": [
             f"{results}/judges/{d}/{f}/metrics.csv" for d in judges_sets for f in judges.formats(d)
