@@ -90,7 +90,8 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
     substituted = judges_grid(config, REGISTRY)
     assert substituted.not_runnable == {}
     assert Counter(cell.model for cell in substituted.cells)["claude-opus-4-5"] == 103
-    changes = {cell.change for cell in grid.cells}
+    changes = {cell.label for cell in grid.cells}
+    assert {cell.ideas for cell in grid.cells} == {"standard", "purpose_mechanism"}
     assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "retrieval",
                        "purpose_mechanism", "no_aggregation", "P3+purpose_mechanism",
                        "P4+purpose_mechanism", "P5+purpose_mechanism", "agentic",
@@ -141,9 +142,9 @@ def test_judge_workloads_count_calls_and_tokens_by_hand():
                                   "pointwise": "not-downloaded/pointwise.yaml"}}}  # fmt: skip
     cells = [
         {"dataset": "d", "model": "gpt-5.4", "format": "pairwise", "setup": "human-only",
-         "change": change} for change in ("reference", "P3", "no_aggregation")
+         "ideas": "standard", "change": change} for change in ("reference", "P3", "no_aggregation")
     ] + [{"dataset": "d", "model": "claude-opus-4-6", "format": "pointwise",
-          "setup": "human-only", "change": "reference"}]  # fmt: skip
+          "setup": "human-only", "ideas": "standard", "change": "reference"}]  # fmt: skip
     judges = {"calls": {"pointwise": 3, "pairwise_per_order": 3}, "max_tokens": 16000,
               "calls_by_change": {"P3": {"pairwise_per_order": 1}}}  # fmt: skip
     decoding = {"max_tokens": 4096, "temperature": 0.0, "seed": 0}

@@ -29,7 +29,7 @@ def cells_of(row, grid) -> list:
         if cell.dataset == row.dataset
         and cell.format == row.format
         and report.selects(row.setup, cell.setup)
-        and report.selects(row.change, cell.change)
+        and report.selects(row.change, cell.label)
         and (row.model == "" or report.selects(row.model, cell.model))
     ]
 

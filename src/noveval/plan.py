@@ -37,7 +37,7 @@ from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import Calibration, calibrate
-from noveval.judges.cells import DERIVED, LOOPED, OWN_RULE, release_kind, split_change
+from noveval.judges.cells import DERIVED, LOOPED, OWN_RULE, change_label, release_kind
 from noveval.judges.prompts import TOOLS, calls_of, judge_requests
 from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
 from noveval.literature.assisted_search import AssistedSearchPrompts
@@ -164,10 +164,11 @@ def judges_workloads(
     loaded: dict[str, pd.DataFrame] = {}  # file -> instances
     workloads = []
     for cell in cells:
-        change = split_change(cell["change"])[0]  # the prompt, whatever the form of the ideas
+        change = cell["change"]  # the prompt, whatever the form of the ideas
         if change in DERIVED:
             continue
-        kind = release_kind(cell["format"], cell["change"])
+        label = change_label(change, cell["ideas"])  # the workload's step: the published key
+        kind = release_kind(cell["format"], cell["ideas"])
         path = files[cell["dataset"]][cell["setup"]][kind]
         available = Path(path).is_file()
         source = path if available else f"{settings.judges_sample}/{cell['format']}.yaml"
@@ -184,7 +185,7 @@ def judges_workloads(
         if change in OWN_RULE:
             workloads += checker_workloads(cell, count, judges, registry, settings)
             continue
-        if (source, cell["change"]) not in per_call:
+        if (source, label) not in per_call:
             rows = judge_requests(
                 loaded[source].to_dict("records"),
                 change=change,
@@ -194,7 +195,7 @@ def judges_workloads(
                 structured_output=False,
                 authors=authors,
             )
-            per_call[source, cell["change"]] = prompt_tokens(rows, settings) / len(rows)
+            per_call[source, label] = prompt_tokens(rows, settings) / len(rows)
         calls = calls_of(change, judges["calls"], judges["calls_by_change"])
         per = (
             calls["pointwise"] if cell["format"] == "pointwise" else 2 * calls["pairwise_per_order"]
@@ -206,12 +207,12 @@ def judges_workloads(
                 dataset=cell["dataset"],
                 model=cell["model"],
                 batch=CELLS,
-                step=cell["change"],
+                step=label,
                 strategy=f"{cell['format']}/{cell['setup']}",
                 perturbation="none",
                 papers=count,
                 calls=count * per,
-                input_tokens=round(count * per * per_call[source, cell["change"]]),
+                input_tokens=round(count * per * per_call[source, label]),
                 output_tokens=count
                 * per
                 * output_tokens_per_call(spec, max_tokens, settings, "judges"),
@@ -394,7 +395,7 @@ def search_workloads(
     budget = retrieval["max_tokens"] or max_tokens
     ideas: dict[tuple[str, str], int] = {}
     for workload in judge_workloads:
-        if split_change(workload.step)[0] == "retrieval":
+        if workload.step == "retrieval":  # retrieval: on the ideas as written only
             per = 1 if workload.strategy.startswith("pointwise/") else 2
             ideas[workload.dataset, workload.strategy] = workload.papers * per
     idea = judge_instances.load_release(

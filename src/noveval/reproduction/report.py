@@ -40,7 +40,7 @@ import yaml
 
 from noveval.files import read_tables
 from noveval.judges.ai_scientist import system_settings
-from noveval.judges.cells import CHANGES, STANDARD, configured_changes, split_change
+from noveval.judges.cells import LABELS, STANDARD, configured_changes, label_kind, labelled
 from noveval.judges.grid import system_models
 from noveval.judges.prompts import calls_of
 from noveval.novbench.paper_tables import ANNOTATIONS_DIGEST
@@ -809,19 +809,21 @@ def judges_conditions(row, settings: dict, found: pd.DataFrame | None) -> dict:
     out = {"dataset": settings["datasets"].get(row.dataset)}
     if found is None:  # a count in a release file
         return out
-    models, changes = sorted(set(found["model"])), sorted(set(found["change"]))
+    found = labelled(found)
+    models, changes = sorted(set(found["model"])), sorted(set(found["change_label"]))
+    kinds = dict(zip(found["change_label"], found["change"]))  # display label -> change
     calls = settings["calls"]
     out |= {
         "prompts": settings["prompts"],
         "requests": settings["requests"],
         "model": {model: settings["models"].get(model) for model in models},
         "calls": {
-            change: calls_of(split_change(change)[0], calls["calls"], calls["calls_by_change"])
+            change: calls_of(kinds[change], calls["calls"], calls["calls_by_change"])
             for change in changes
         },
         "aggregation": settings["aggregation"],
     }
-    if any(split_change(change)[0] == "retrieval" for change in changes):
+    if "retrieval" in kinds.values():
         out["retrieval"] = settings.get("retrieval")
     if "ai_scientist" in changes:
         out["ai_scientist"] = settings.get("ai_scientist")
@@ -864,7 +866,7 @@ def judges_row(
             basis["limits"],
             (row.note,),
         )
-    if not all(any(selects(part, c) for c in CHANGES) for part in row.change.split("|")):
+    if not all(any(selects(part, c) for c in LABELS) for part in row.change.split("|")):
         return _not_run(f"'{row.change}' is another system, not a change of this pipeline")
     if row.dataset not in grid["datasets"]:
         return _not_run(_unconfigured("dataset", row.dataset, "judges.datasets"))
@@ -880,7 +882,7 @@ def judges_row(
     if row.model and not any(selects(row.model, m) for m in grid["models"]):
         return _not_run(_unconfigured("model", row.model, "judges.models"))
     if not any(selects(row.change, c) for c in grid["changes"]):
-        key = "judges.idea_formats" if split_change(row.change)[1] != STANDARD else "judges.changes"
+        key = "judges.idea_formats" if label_kind(row.change)[1] != STANDARD else "judges.changes"
         return _not_run(_unconfigured("change", row.change, key))
     if row.versus:
         return _not_run(
@@ -890,10 +892,11 @@ def judges_row(
     table = metrics.get((row.dataset, row.format))
     if table is None:
         return _not_run(f"no {row.format} instances in dataset '{row.dataset}'")
+    table = labelled(table)  # the cells' display labels: the published rows' key
     where = f"{row.dataset}/{row.format}/metrics.csv"
     found = table[
         table["setup"].map(lambda setup: selects(row.setup, setup))
-        & table["change"].map(lambda change: selects(row.change, change))
+        & table["change_label"].map(lambda change: selects(row.change, change))
         & table["model"].map(lambda model: not row.model or selects(row.model, model))
     ]
     if found.empty:
