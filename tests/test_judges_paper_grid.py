@@ -184,18 +184,25 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
     # is retired), and the agentic judge's one
     assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * (91 + 12) + 1)
     assert jobs["judges_scideator"] == "4"  # 2 backbones x 2 pointwise files
-    assert "novelty-eval/gpt-5.6-sol/pointwise/human-plus-generated/agentic/verdicts" in planned
+    assert (
+        "novelty-eval/gpt-5.6-sol/pointwise/human-plus-generated/standard/agentic/verdicts"
+        in planned
+    )
     assert jobs["judges_ai_scientist"] == "4"  # 2 backbones x 2 pointwise files
     for model in ("gpt-5.4", "claude-opus-4-6"):
         for setup in ("human-only", "human-plus-generated"):
-            assert f"novelty-eval/{model}/pointwise/{setup}/ai_scientist/transcript" in planned
+            assert (
+                f"novelty-eval/{model}/pointwise/{setup}/standard/ai_scientist/transcript"
+                in planned
+            )
     runnable = [model for model in BACKBONES if model != "claude-sonnet-4-5"]  # retired
-    for model in runnable:
-        for change in (
-            *("reference", "P1", "P2", "P3", "P4", "P5"),
-            *("purpose_mechanism", "P4+purpose_mechanism", "no_aggregation"),
+    for model in runnable:  # each cell's folder: {ideas}/{change}, one field a segment
+        for cell in (
+            *(f"standard/{c}" for c in ("reference", "P1", "P2", "P3", "P4", "P5")),
+            *("purpose_mechanism/reference", "purpose_mechanism/P4", "standard/no_aggregation"),
         ):
-            assert f"novelty-eval/{model}/pairwise/human-only/{change}/verdicts" in planned
+            assert f"novelty-eval/{model}/pairwise/human-only/{cell}/verdicts" in planned
+    assert not re.search(r"/\w+\+purpose_mechanism/", planned)  # a label is never a path
     assert "novelty-eval/claude-sonnet-4-5/" not in planned
     table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
     judges = table[(table["track"] == "judges") & (table["model"] != "all")]
