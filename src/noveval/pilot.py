@@ -18,7 +18,7 @@ import pandas as pd
 
 from noveval.files import write_table
 from noveval.inference import run_inference
-from noveval.judges.cells import GENERATED, IDEATION
+from noveval.judges.cells import GENERATED, IDEATION, STANDARD
 from noveval.judges.layout import JudgesGrid
 from noveval.measured import measure, write_measured
 from noveval.novbench.grid import NovBenchGrid
@@ -39,7 +39,8 @@ def pilot_sources(
             path = layout.requests(cell.dataset, cell.model, cell.name)
             sources.setdefault(("novbench", cell.model), []).append(path)
     for cell in judges.cells:
-        if cell.change == PILOT_CHANGE and not cell.setup.startswith((GENERATED, IDEATION)):
+        pilot = cell.change == PILOT_CHANGE and cell.ideas == STANDARD
+        if pilot and not cell.setup.startswith((GENERATED, IDEATION)):
             sources.setdefault(("judges", cell.model), []).append(
                 f"{cell.folder(results)}/requests.parquet"
             )

@@ -374,7 +374,13 @@ def test_the_plan_prices_every_round_of_every_idea_and_its_searches():
     config = default_config()
     judges = {**config["judges"], "systems": {"ai_scientist": {"models": ["gpt-5.4"], "rounds": 2}}}
     missing = "nowhere/pointwise.yaml"
-    cell = {"dataset": "d", "model": "gpt-5.4", "format": "pointwise", "setup": "s"}
+    cell = {
+        "dataset": "d",
+        "model": "gpt-5.4",
+        "format": "pointwise",
+        "setup": "s",
+        "ideas": "standard",
+    }
     [workload] = judges_workloads(
         [cell | {"change": "ai_scientist"}], {"d": {"s": {"pointwise": missing}}},
         {missing: 300}, judges, config["decoding"], REGISTRY, None, settings,

@@ -261,7 +261,7 @@ def test_no_aggregation_is_the_mean_of_three_single_call_runs():
     }.items():
         verdicts = aggregate(table, "pairwise")
         verdicts["label"] = verdicts["instance_id"].map(labels)
-        frames.append(verdicts.assign(model="m", setup="s", change=change))
+        frames.append(verdicts.assign(model="m", setup="s", ideas="standard", change=change))
     runs = frames[1].pivot(index="instance_id", columns="run", values="verdict")
     assert runs.loc["a"].tolist() == [0, 1, TIE]
     assert runs.loc["c"].tolist() == [1, 0, 1]

@@ -89,7 +89,9 @@ def verdicts(model: str, table: pd.DataFrame, no_aggregation: str = "sub_runs") 
     for change, part in {"reference": calls, "no_aggregation": sub_runs(calls, runs)}.items():
         frame = aggregate(part, "pairwise")
         frame["label"] = frame["instance_id"].map(LABELS)
-        frames.append(frame.assign(model=model, setup="human-only", change=change))
+        frames.append(
+            frame.assign(model=model, setup="human-only", ideas="standard", change=change)
+        )
     return pd.concat(frames)
 
 

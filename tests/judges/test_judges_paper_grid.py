@@ -91,7 +91,8 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
     substituted = judges_grid(config, REGISTRY)
     assert substituted.not_runnable == {}
     assert Counter(cell.model for cell in substituted.cells)["claude-opus-4-5"] == 103
-    changes = {cell.change for cell in grid.cells}
+    changes = {cell.label for cell in grid.cells}
+    assert {cell.ideas for cell in grid.cells} == {"standard", "purpose_mechanism"}
     assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "retrieval",
                        "purpose_mechanism", "no_aggregation", "P3+purpose_mechanism",
                        "P4+purpose_mechanism", "P5+purpose_mechanism", "agentic",
@@ -142,9 +143,9 @@ def test_judge_workloads_count_calls_and_tokens_by_hand():
                                   "pointwise": "not-downloaded/pointwise.yaml"}}}  # fmt: skip
     cells = [
         {"dataset": "d", "model": "gpt-5.4", "format": "pairwise", "setup": "human-only",
-         "change": change} for change in ("reference", "P3", "no_aggregation")
+         "ideas": "standard", "change": change} for change in ("reference", "P3", "no_aggregation")
     ] + [{"dataset": "d", "model": "claude-opus-4-6", "format": "pointwise",
-          "setup": "human-only", "change": "reference"}]  # fmt: skip
+          "setup": "human-only", "ideas": "standard", "change": "reference"}]  # fmt: skip
     judges = {"calls": {"pointwise": 3, "pairwise_per_order": 3}, "max_tokens": 16000,
               "calls_by_change": {"P3": {"pairwise_per_order": 1}}}  # fmt: skip
     decoding = {"max_tokens": 4096, "temperature": 0.0, "seed": 0}
@@ -184,18 +185,25 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
     # is retired), and the agentic judge's one
     assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * (91 + 12) + 1)
     assert jobs["judges_scideator"] == "4"  # 2 backbones x 2 pointwise files
-    assert "novelty-eval/gpt-5.6-sol/pointwise/human-plus-generated/agentic/verdicts" in planned
+    assert (
+        "novelty-eval/gpt-5.6-sol/pointwise/human-plus-generated/standard/agentic/verdicts"
+        in planned
+    )
     assert jobs["judges_ai_scientist"] == "4"  # 2 backbones x 2 pointwise files
     for model in ("gpt-5.4", "claude-opus-4-6"):
         for setup in ("human-only", "human-plus-generated"):
-            assert f"novelty-eval/{model}/pointwise/{setup}/ai_scientist/transcript" in planned
+            assert (
+                f"novelty-eval/{model}/pointwise/{setup}/standard/ai_scientist/transcript"
+                in planned
+            )
     runnable = [model for model in BACKBONES if model != "claude-sonnet-4-5"]  # retired
-    for model in runnable:
-        for change in (
-            *("reference", "P1", "P2", "P3", "P4", "P5"),
-            *("purpose_mechanism", "P4+purpose_mechanism", "no_aggregation"),
+    for model in runnable:  # each cell's folder: {ideas}/{change}, one field a segment
+        for cell in (
+            *(f"standard/{c}" for c in ("reference", "P1", "P2", "P3", "P4", "P5")),
+            *("purpose_mechanism/reference", "purpose_mechanism/P4", "standard/no_aggregation"),
         ):
-            assert f"novelty-eval/{model}/pairwise/human-only/{change}/verdicts" in planned
+            assert f"novelty-eval/{model}/pairwise/human-only/{cell}/verdicts" in planned
+    assert not re.search(r"/\w+\+purpose_mechanism/", planned)  # a label is never a path
     assert "novelty-eval/claude-sonnet-4-5/" not in planned
     table = pd.read_csv(paper_grid.plan / "compute_plan.csv")
     judges = table[(table["track"] == "judges") & (table["model"] != "all")]

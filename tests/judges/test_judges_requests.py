@@ -109,19 +109,23 @@ def test_grid_filters_and_logs_omitted_cells():
     ]
     config["judges"]["idea_formats"] = {"purpose_mechanism": ["reference", "P3", "no_aggregation"]}
     grid = judges_grid(config, REGISTRY)
-    changes = {(c.format, c.change) for c in grid.cells}
+    changes = {(c.format, c.label) for c in grid.cells}
     assert ("pairwise", "P3") in changes and ("pointwise", "P3") not in changes
     assert ("pointwise", "no_aggregation") in changes
     assert ("pairwise", "purpose_mechanism") in changes and ("pointwise", "retrieval") in changes
     assert ("pairwise", "P3+purpose_mechanism") in changes
     assert ("pointwise", "P3+purpose_mechanism") not in changes
-    plan_p3 = next(c for c in grid.cells if c.change == "P3+purpose_mechanism")
-    assert (plan_p3.prompt_change, plan_p3.idea_format) == ("P3", "purpose_mechanism")
+    plan_p3 = next(c for c in grid.cells if c.label == "P3+purpose_mechanism")
+    assert (plan_p3.change, plan_p3.ideas) == ("P3", "purpose_mechanism")
+    assert (
+        plan_p3.folder("r")
+        == "r/judges/sample/smollm2-135m/pairwise/human-only/purpose_mechanism/P3"
+    )
     assert grid.request_inputs("r", plan_p3) == {
         "instances": "r/judges/sample/pairwise/human-only/instances-purpose_mechanism.parquet"
     }
-    derived = next(c for c in grid.cells if c.change == "no_aggregation+purpose_mechanism")
-    assert grid.response_cell(derived) == "pointwise/human-only/purpose_mechanism"
+    derived = next(c for c in grid.cells if c.label == "no_aggregation+purpose_mechanism")
+    assert grid.response_cell(derived) == "pointwise/human-only/purpose_mechanism/reference"
     requests = grid.batch_requests("r", "sample", "smollm2-135m", "cells")
     assert not any("no_aggregation" in path for path in requests)
     assert not any(c.change == "low_reasoning" for c in grid.cells)  # SmolLM2: no effort knob
@@ -129,7 +133,7 @@ def test_grid_filters_and_logs_omitted_cells():
     assert grid.models_used() == {"smollm2-135m"}
     config["judges"]["rewrite_model"] = None
     config["judges"]["retrieval"]["corpus"] = None
-    reduced = {c.change for c in judges_grid(config, REGISTRY).cells}
+    reduced = {c.label for c in judges_grid(config, REGISTRY).cells}
     assert not reduced & {"purpose_mechanism", "P3+purpose_mechanism", "retrieval", "low_reasoning"}
     config["judges"]["generation"]["generators"] = ["smollm2-135m"]
     setups = {c.setup for c in judges_grid(config, REGISTRY).cells}
@@ -330,3 +334,62 @@ def test_a_substitution_runs_the_successor_and_its_metrics_name_the_model_it_rep
     assert list(pd.read_csv(table_csv).columns[:2]) == ["model", "substitutes_for"]
     assert metrics.loc["gpt-4o-mini", "substitutes_for"] == "smollm2-135m"
     assert pd.isna(metrics.loc["gpt-5.1", "substitutes_for"])  # like-for-like
+
+
+# Request ids of two sample pairs computed on the code before the form of the ideas became a
+# wildcard of its own (the cell P3+purpose_mechanism, folder .../human-only/P3+purpose_mechanism):
+# what reaches the model is unchanged, so a user's finished calls are never sent again.
+P3_ON_PLANS_IDS = [
+    "33f0a6ee6d224857e53cadebc6164449",
+    "c4741196fb9e52f7256372494d201c84",
+    "5f4e0f8c1d1e77acbab3aa9fcbfdb6dc",
+    "6f7fbe638ffc1ef67d142eb0a444d389",
+]
+REFERENCE_ON_PLANS_FIRST_ID = "bf851be0e013340ef7cf59d2a6d98a84"  # of 12 (3 calls per order)
+
+
+def test_the_ideas_wildcard_leaves_every_request_id_as_it_was(tmp_path):
+    """Rule judges_requests' stage on the new layout (wildcards ideas + change, the folder
+    .../{setup}/{ideas}/{change}) writes the very request ids the combined change name did."""
+    from types import SimpleNamespace
+
+    from noveval.files import write_table
+    from noveval.judges.stages import requests as stage
+
+    instances = tmp_path / "instances-purpose_mechanism.parquet"
+    write_table(pairs().head(2), instances)
+    settings = {
+        "max_tokens": 64,
+        "calls": {"pointwise": 3, "pairwise_per_order": 3},
+        "calls_by_change": {"P3": {"pairwise_per_order": 1}},
+        "prompts": "builtin",
+        "structured_output": True,
+        "reasoning_chars": 100,
+        "prompt_caching": False,
+        "reasoning_summary": None,
+    }
+    ids = {}
+    for change in ("P3", "reference"):
+        out = tmp_path / "purpose_mechanism" / change / "requests.parquet"
+        job = SimpleNamespace(
+            input=SimpleNamespace(instances=str(instances), get=lambda key: None),
+            wildcards=SimpleNamespace(
+                dataset="sample",
+                model="smollm2-135m",
+                format="pairwise",
+                setup="human-only",
+                ideas="purpose_mechanism",
+                change=change,
+            ),
+            params=SimpleNamespace(
+                registry=str(REPO / "config" / "models.yaml"),
+                decoding={"temperature": 0.0, "seed": 0},
+                settings=settings,
+                upstream_root=None,
+            ),
+            output=[str(out)],
+        )
+        stage.run(job)
+        ids[change] = list(pd.read_parquet(out)["request_id"])
+    assert ids["P3"] == P3_ON_PLANS_IDS
+    assert len(ids["reference"]) == 12 and ids["reference"][0] == REFERENCE_ON_PLANS_FIRST_ID

@@ -248,7 +248,7 @@ def _no_aggregation_calls() -> tuple[pd.DataFrame, np.ndarray]:
 def _verdict_rows(calls: pd.DataFrame, labels, change: str) -> pd.DataFrame:
     frame = aggregate(calls, "pairwise")
     frame["label"] = labels[frame["instance_id"].astype(int)]
-    return frame.assign(model="m", setup="s", change=change)
+    return frame.assign(model="m", setup="s", ideas="standard", change=change)
 
 
 def test_no_aggregation_reports_the_published_single_draw():
@@ -335,7 +335,7 @@ def test_pointwise_no_aggregation_reports_the_single_draw_macro_f1():
     for change, table in (("reference", calls), ("no_aggregation", sub_runs(calls, None))):
         frame = aggregate(table, "pointwise")
         frame["label"] = labels[frame["instance_id"].astype(int)]
-        frames.append(frame.assign(model="m", setup="s", change=change))
+        frames.append(frame.assign(model="m", setup="s", ideas="standard", change=change))
     table = metrics_table(pd.concat(frames), "pointwise", 2000, 42).set_index("change")
     assert table.loc["reference", "macro_f1"] == 1.0
     row = table.loc["no_aggregation"]

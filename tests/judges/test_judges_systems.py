@@ -190,7 +190,14 @@ def test_the_plan_prices_the_agentic_judge_with_its_assumed_searches():
     config = default_config()
     missing = "nowhere/pointwise.yaml"
     cells = [
-        {"dataset": "d", "model": "gpt-5.6-sol", "format": "pointwise", "setup": "s", "change": c}
+        {
+            "dataset": "d",
+            "model": "gpt-5.6-sol",
+            "format": "pointwise",
+            "setup": "s",
+            "ideas": "standard",
+            "change": c,
+        }
         for c in ("agentic", "reference")
     ]
     workloads = judges_workloads(

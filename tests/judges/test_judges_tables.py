@@ -14,7 +14,17 @@ from snakemake.utils import update_config
 from noveval.judges import figures, tables
 from noveval.judges.aggregation import TIE
 from noveval.judges.authors import AuthorsPrompts
-from noveval.judges.cells import CHANGES, cell_change, split_change
+from noveval.judges.cells import (
+    CELL_KINDS,
+    CHANGES,
+    IDEA_FORMATS,
+    LABEL_SEPARATOR,
+    change_label,
+    label_kind,
+)
+from noveval.judges.cells import (
+    LABELS as CELL_LABELS,
+)
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import write_instances
 from noveval.judges.prompts import calls_of, judge_requests
@@ -28,7 +38,8 @@ from noveval.registry import load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 LABELS = [0, 1, 0, 1, 0, 1, 0, 1]
-# One judge on one setup: the reference gets every pair right; each change's verdicts by hand.
+# One judge on one setup: the reference gets every pair right; each cell's verdicts by hand (by
+# its display label).
 VERDICTS = {
     "reference": [0, 1, 0, 1, 0, 1, 0, 1],
     "P4": [1, 1, 0, 1, TIE, 1, 0, 0],  # 3 flips; 5 right, 1 tie
@@ -42,7 +53,8 @@ def verdict_rows(verdicts: dict, labels: list[int], setup: str, model: str = "m"
         {
             "model": model,
             "setup": setup,
-            "change": change,
+            "ideas": label_kind(label)[1],
+            "change": label_kind(label)[0],
             "instance_id": str(i),
             "label": labels[i],
             "verdict": verdict,
@@ -52,7 +64,7 @@ def verdict_rows(verdicts: dict, labels: list[int], setup: str, model: str = "m"
             "output_tokens": 1,
             "cost_usd": 0.5,
         }
-        for change, column in verdicts.items()
+        for label, column in verdicts.items()
         for i, verdict in enumerate(column)
     ]
 
@@ -68,14 +80,19 @@ def metrics() -> pd.DataFrame:
     return metrics_table(pd.DataFrame(rows), "pairwise", resamples=200, seed=1)
 
 
-def test_change_names_cross_the_idea_formats_and_keep_the_purpose_mechanism_cell():
-    assert cell_change("reference", "purpose_mechanism") == "purpose_mechanism"
-    assert cell_change("P4", "purpose_mechanism") == "P4+purpose_mechanism"
-    assert cell_change("P4") == "P4"
-    for name in CHANGES:
-        assert cell_change(*split_change(name)) == name
-    assert split_change("no_aggregation") == ("no_aggregation", "standard")
-    assert "retrieval+purpose_mechanism" not in CHANGES
+def test_change_labels_cross_the_idea_formats_and_no_wildcard_carries_two_fields():
+    assert change_label("reference", "purpose_mechanism") == "purpose_mechanism"
+    assert change_label("P4", "purpose_mechanism") == "P4+purpose_mechanism"
+    assert change_label("P4") == "P4"
+    assert CELL_LABELS == tuple(change_label(*kind) for kind in CELL_KINDS)
+    assert len(set(CELL_LABELS)) == len(CELL_LABELS)
+    for kind in CELL_KINDS:
+        assert label_kind(change_label(*kind)) == kind
+    assert "retrieval+purpose_mechanism" not in CELL_LABELS
+    # the wildcards: a change alone, a form of the ideas alone
+    assert not any(LABEL_SEPARATOR in name for name in (*CHANGES, *IDEA_FORMATS))
+    assert set(CHANGES).isdisjoint(IDEA_FORMATS)
+    assert {change for change, _ in CELL_KINDS} == set(CHANGES)
 
 
 def test_flip_rates_against_the_reference_and_the_motivating_prompt_by_hand(metrics, tmp_path):
@@ -89,7 +106,7 @@ def test_flip_rates_against_the_reference_and_the_motivating_prompt_by_hand(metr
     csv, markdown = tmp_path / "flips.csv", tmp_path / "flips.md"
     baselines = {"reference": None, "P4": ["P4+purpose_mechanism"]}
     tables.write_flip_rates({"pairwise": verdicts}, baselines, csv, markdown)
-    table = pd.read_csv(csv).set_index(["against", "change"])
+    table = pd.read_csv(csv).set_index(["against", "change_label"])
     assert list(table.loc["reference"].index) == [
         "P4",
         "purpose_mechanism",
@@ -103,20 +120,21 @@ def test_flip_rates_against_the_reference_and_the_motivating_prompt_by_hand(metr
         "no_aggregation": 1,
     }
     assert table.loc[("reference", "no_aggregation"), "flip_rate"] == 1 / 8  # (0 + 2/8) / 2
-    for change, rate in metrics.set_index("change")["flip_rate"].drop("reference").items():
+    for change, rate in metrics.set_index("change_label")["flip_rate"].drop("reference").items():
         assert table.loc[("reference", change), "flip_rate"] == rate  # as in the metrics
     p4_on_plans = table.loc[("P4", "P4+purpose_mechanism")]
     assert p4_on_plans["flipped"] == 5 and p4_on_plans["n_instances"] == 8
-    assert p4_on_plans[["prompt_change", "idea_format"]].tolist() == ["P4", "purpose_mechanism"]
-    assert table.loc[("reference", "purpose_mechanism"), "prompt_change"] == "reference"
+    assert p4_on_plans[["change", "ideas"]].tolist() == ["P4", "purpose_mechanism"]
+    assert table.loc[("reference", "purpose_mechanism"), "change"] == "reference"
     assert "| pairwise | human-only | m | P4 | reference | 8 | 3 | 37.5 |" in plain(markdown)
 
 
 def test_plan_format_sets_each_change_beside_it_on_the_ideas_as_written(metrics):
-    table = tables.plan_format_table(metrics).set_index("change")
+    table = tables.plan_format_table(metrics).set_index("change_label")
     assert list(table.index) == ["purpose_mechanism", "P4+purpose_mechanism"]
     p4 = table.loc["P4+purpose_mechanism"]
-    assert p4["prompt_change"] == "P4" and p4["strict_accuracy"] == 4 / 8
+    assert p4["change"] == "P4" and p4["ideas"] == "purpose_mechanism"
+    assert p4["strict_accuracy"] == 4 / 8
     assert p4["difference"] == pytest.approx(4 / 8 - 1)  # against the reference on abstracts
     assert p4["strict_accuracy_standard"] == 5 / 8 and p4["flip_rate"] == 4 / 8
     assert p4["difference_standard"] == pytest.approx(5 / 8 - 1)
@@ -233,7 +251,7 @@ def test_heatmaps_mark_significance_and_draw(metrics, tmp_path):
     values, labels = figures._change_matrix(metrics, "quality")
     assert list(values.index) == ["reference", "P4", "purpose_mechanism", "P4+purpose_mechanism"]
     assert labels.loc["reference", "m"] == "100.0"
-    significant = metrics.set_index("change")["significant"]
+    significant = metrics.set_index("change_label")["significant"]
     mark = "*" if significant["P4+purpose_mechanism"] else ""
     assert labels.loc["P4+purpose_mechanism", "m"] == f"50.0{mark}"
     path = tmp_path / "study.parquet"
@@ -310,9 +328,9 @@ def test_the_purpose_mechanism_cell_sends_what_it_sent_and_p4_on_plans_is_p4(tmp
         "reasoning_summary": None,
     }
     authors = AuthorsPrompts(upstream)
-    for change, prompt in [
-        ("purpose_mechanism", "purpose_mechanism"),
-        ("P4+purpose_mechanism", "P4"),
+    for change, prompt in [  # the cells' `change` wildcard: the change alone
+        ("reference", "purpose_mechanism"),
+        ("P4", "P4"),
     ]:
         out = tmp_path / f"{change}.parquet"
         requests(
@@ -329,4 +347,4 @@ def test_the_purpose_mechanism_cell_sends_what_it_sent_and_p4_on_plans_is_p4(tmp
             authors=authors,
         )
         assert list(pd.read_parquet(out)["request_id"]) == [row["request_id"] for row in before]
-    assert len(pd.read_parquet(tmp_path / "P4+purpose_mechanism.parquet")) == 2
+    assert len(pd.read_parquet(tmp_path / "P4.parquet")) == 2

@@ -34,7 +34,7 @@ def cells_of(row, grid) -> list:
         if cell.dataset == row.dataset
         and cell.format == row.format
         and selects(row.setup, cell.setup)
-        and selects(row.change, cell.change)
+        and selects(row.change, cell.label)
         and (row.model == "" or selects(row.model, cell.model))
     ]
 

@@ -10,7 +10,6 @@ from noveval.workflow.stage import stage_code
 from noveval.workflow.wildcards import constraints
 from noveval.workloads import PlanSettings, measured_path
 
-
 # What several rule files read, made once here (the rule files define only their own rules).
 # The authors' upstream files of each study, fetched by rule upstream_file.
 NOVBENCH_UPSTREAM = f"{RESULTS}/downloads/upstream/novbench"

@@ -5,8 +5,6 @@ import os
 
 from noveval.construction import judge_calls
 
-
-
 if BUILD:
     BUILD_UPSTREAM = [f"{JUDGE_UPSTREAM}/{path}" for path in judge_calls.FILES]
 

@@ -7,7 +7,6 @@ from noveval.cluster import (
 from noveval.weights import weights_inputs
 
 
-
 # One job per chunk of a model, dataset and batch (the grid's cells, or a preliminary step): one
 # server start answers the chunk's share of the batch's calls; a batch that fits a share of its
 # partition's time limit is one chunk. Operational settings (concurrency, timeouts, retries) are

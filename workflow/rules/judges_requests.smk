@@ -112,9 +112,9 @@ rule judges_requests:
             else []
         ),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{change}}/requests.parquet",
+        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{ideas}}/{{change}}/requests.parquet",
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{change}}/requests.log",
+        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{ideas}}/{{change}}/requests.log",
     conda:
         "../envs/noveval.yaml"
     params:

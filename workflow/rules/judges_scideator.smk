@@ -25,10 +25,10 @@ rule judges_scideator:
         ),
         weights=scorer_weights_inputs(REGISTRY, [SCIDEATOR["encoder"]], RESULTS),
     output:
-        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/verdicts.parquet",
-        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/transcript.jsonl",
+        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/scideator/verdicts.parquet",
+        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/scideator/transcript.jsonl",
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/verdicts.log",
+        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/scideator/verdicts.log",
     localrule: True
     conda:
         "../envs/noveval.yaml"

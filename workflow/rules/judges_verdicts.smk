@@ -15,9 +15,9 @@ rule judges_verdicts:
         instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
         responses=lambda wildcards: JUDGES.responses(RESULTS, wildcards),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{change}}/verdicts.parquet",
+        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{ideas}}/{{change}}/verdicts.parquet",
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{change}}/verdicts.log",
+        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{ideas}}/{{change}}/verdicts.log",
     conda:
         "../envs/noveval.yaml"
     params:
@@ -48,10 +48,10 @@ rule judges_ai_scientist:
             else []
         ),
     output:
-        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/ai_scientist/verdicts.parquet",
-        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/ai_scientist/transcript.jsonl",
+        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/ai_scientist/verdicts.parquet",
+        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/ai_scientist/transcript.jsonl",
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/ai_scientist/check.log",
+        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/ai_scientist/check.log",
     localrule: True
     conda:
         "../envs/noveval.yaml"

@@ -8,7 +8,6 @@ from noveval.upstream import fetched_path
 from noveval.weights import scorer_weights_inputs
 
 
-
 rule novbench_annotation_download:
     output:
         NOVBENCH_LAYOUT.annotation_download(),

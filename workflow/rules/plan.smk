@@ -3,7 +3,6 @@ from pathlib import Path
 from noveval.plan.compute import grid_cells
 
 
-
 # The plan renders prompts from the releases already on disk (inputs: a finished download
 # reruns it) and stands in for the others with the shipped sample; the pilot's measured file,
 # once written, replaces the assumptions of the models it measured (and reruns the plan).

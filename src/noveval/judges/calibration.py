@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from noveval.judges.cells import DERIVED, LOOPED, split_change
+from noveval.judges.cells import DERIVED, LOOPED, label_kind
 from noveval.pricing import BATCH_SHARE
 
 log = logging.getLogger(__name__)
@@ -84,8 +84,9 @@ class Calibration:
     held_out: pd.DataFrame | None = None  # model, setup, format, change, published/plan USD
 
     def output_tokens(self, spec, format: str, change: str, assumed: float) -> OutputTokens:
-        """The value for ``spec``'s calls of ``format`` and ``change`` (module docstring)."""
-        steps = list(dict.fromkeys([change, split_change(change)[0]]))  # P4+plan: as P4
+        """The value for ``spec``'s calls of ``format`` and ``change`` (a display label, as the
+        published costs and the plan's workloads name a cell; module docstring)."""
+        steps = list(dict.fromkeys([change, label_kind(change)[0]]))  # P4+plan: as P4
         if steps[-1] in SIBLINGS:
             steps.append(SIBLINGS[steps[-1]])
         for step in steps:

@@ -1,5 +1,5 @@
 """The judge grid's names: the changes, the idea forms, the setups, and one cell (dataset ×
-model × format × setup × change)."""
+model × format × setup × ideas × change)."""
 
 from __future__ import annotations
 
@@ -47,56 +47,77 @@ VERSUS = "-vs-"
 SEMANTIC_SCHOLAR = "semantic_scholar"  # judges.retrieval.search: the authors' assisted search
 SEARCH_STEPS = (SEARCH_CONTRIBUTIONS, SEARCH_QUERIES)
 EXPERT_ANNOTATIONS = "expert-annotations/judge_errors.csv"  # a release file: the expert study
-FORMAT_SEPARATOR = "+"
+LABEL_SEPARATOR = "+"  # joins a change and a form of the ideas in a display label only
 
 
-def cell_change(change: str, idea_format: str = STANDARD) -> str:
-    """A cell's change name (its folder, its rows in the tables): the change itself on standard
-    ideas; on another idea format, the format's name for the reference prompt
-    (``purpose_mechanism``) and ``{change}+{format}`` for the others (``P3+purpose_mechanism``)."""
-    if idea_format == STANDARD:
+def change_label(change: str, ideas: str = STANDARD) -> str:
+    """A cell's display label (its rows in the tables and figures, the published numbers' key):
+    the change itself on standard ideas; on another form of the ideas, the form's name for the
+    reference prompt (``purpose_mechanism``) and ``{change}+{ideas}`` for the others
+    (``P3+purpose_mechanism``). Never a path segment or a wildcard: the cell's folder holds the
+    form of the ideas and the change as two (``JudgeCell.folder``)."""
+    if ideas == STANDARD:
         return change
-    return idea_format if change == "reference" else f"{change}{FORMAT_SEPARATOR}{idea_format}"
+    return ideas if change == "reference" else f"{change}{LABEL_SEPARATOR}{ideas}"
 
 
-def split_change(name: str) -> tuple[str, str]:
-    """``cell_change`` backwards: (change, idea format)."""
-    if name in IDEA_FORMATS:
-        return "reference", name
-    change, _, idea_format = name.partition(FORMAT_SEPARATOR)
-    return change, idea_format or STANDARD
-
-
-# Every cell's change name, in table order: the standard ideas' changes, then each other format's,
-# then the systems.
-CHANGES = (
+# The `change` wildcard: the changes and the dedicated systems' names (a change alone); the
+# `ideas` wildcard: the forms of the ideas.
+CHANGES = (*CONTROLLED, *SYSTEMS)
+# Every cell's (change, form of the ideas), in table order: the standard ideas' changes, then
+# each other form's, then the systems (on the ideas as written).
+CELL_KINDS = (
     *(
-        cell_change(change, idea_format)
-        for idea_format in IDEA_FORMATS
-        for change in (CONTROLLED if idea_format == STANDARD else ON_OTHER_FORMATS)
+        (change, ideas)
+        for ideas in IDEA_FORMATS
+        for change in (CONTROLLED if ideas == STANDARD else ON_OTHER_FORMATS)
     ),
-    *SYSTEMS,
+    *((system, STANDARD) for system in SYSTEMS),
 )
+LABELS = tuple(change_label(*kind) for kind in CELL_KINDS)  # the display labels, table order
+# display label -> (change, form of the ideas): a lookup of the names above, for the published
+# numbers' keys (src/noveval/reproduction/published) and the plan's per-label costs
+LABEL_KINDS = dict(zip(LABELS, CELL_KINDS, strict=True))
 
 
-def release_kind(format: str, change: str) -> str:
-    """The release file a cell (of change name ``change``) reads: the authors name the
+def label_kind(label: str) -> tuple[str, str]:
+    """(change, form of the ideas) of a display label; another name (a pattern, a system this
+    pipeline lacks) as a change on the ideas as written."""
+    return LABEL_KINDS.get(label, (label, STANDARD))
+
+
+def labelled(frame):
+    """A table of cells (verdicts, metrics: columns ``ideas`` and ``change``) with each row's
+    display label (``change_label``); a table without ``ideas`` holds the ideas as written."""
+    if "ideas" not in frame:
+        frame = frame.assign(ideas=STANDARD)
+    labels = [change_label(c, i) for c, i in zip(frame["change"], frame["ideas"], strict=True)]
+    return frame.assign(change_label=labels)
+
+
+def release_kind(format: str, ideas: str) -> str:
+    """The release file a cell on ideas of form ``ideas`` reads: the authors name the
     purpose-mechanism form's files ``{format}_plan.yaml`` (kinds ``pointwise_plan``,
     ``pairwise_plan``)."""
-    return f"{format}_plan" if split_change(change)[1] == PURPOSE_MECHANISM else format
+    return f"{format}_plan" if ideas == PURPOSE_MECHANISM else format
 
 
-def configured_changes(section: dict) -> list[str]:
-    """The change names of the cells a ``judges`` config section asks for (before omissions;
-    ``idea_formats`` is optional)."""
+def configured_kinds(section: dict) -> list[tuple[str, str]]:
+    """The (change, form of the ideas) of the cells a ``judges`` config section asks for (before
+    omissions; ``idea_formats`` is optional)."""
     return [
-        *section["changes"],
+        *((change, STANDARD) for change in section["changes"]),
         *(
-            cell_change(change, idea_format)
-            for idea_format, changes in section.get("idea_formats", {}).items()
+            (change, ideas)
+            for ideas, changes in section.get("idea_formats", {}).items()
             for change in changes
         ),
     ]
+
+
+def configured_changes(section: dict) -> list[str]:
+    """The display labels of the cells a ``judges`` config section asks for."""
+    return [change_label(*kind) for kind in configured_kinds(section)]
 
 
 def instances_path(results: str, dataset: str, format: str, setup: str, idea_format: str) -> str:
@@ -115,23 +136,34 @@ class JudgeCell:
     model: str
     format: str
     setup: str
-    change: str  # the cell's change name (``cell_change``)
+    ideas: str  # the form of the ideas judged (``IDEA_FORMATS``)
+    change: str  # the change to the reference run, or a dedicated system's name (``CHANGES``)
 
     @property
-    def prompt_change(self) -> str:
-        """The change to the reference run (whatever the form of the ideas)."""
-        return split_change(self.change)[0]
-
-    @property
-    def idea_format(self) -> str:
-        return split_change(self.change)[1]
+    def label(self) -> str:
+        """The cell's display label (``change_label``)."""
+        return change_label(self.change, self.ideas)
 
     @property
     def batched(self) -> bool:
         """Whether the cell's calls are requests of its model's inference batch."""
-        return self.prompt_change not in (*DERIVED, *LOOPED, *OWN_RULE)
+        return self.change not in (*DERIVED, *LOOPED, *OWN_RULE)
 
     def folder(self, results: str) -> str:
-        return (
-            f"{results}/judges/{self.dataset}/{self.model}/{self.format}/{self.setup}/{self.change}"
+        return cell_folder(
+            results, self.dataset, self.model, self.format, self.setup, self.ideas, self.change
         )
+
+
+def cell_folder(
+    results: str, dataset: str, model: str, format: str, setup: str, ideas: str, change: str
+) -> str:
+    """A cell's folder: .../{format}/{setup}/{ideas}/{change} (rules judges_requests and
+    judges_verdicts; the dedicated systems' rules on the ideas as written)."""
+    return f"{results}/judges/{dataset}/{model}/{format}/{setup}/{ideas}/{change}"
+
+
+def cell_id(format: str, setup: str, ideas: str, change: str) -> str:
+    """A cell's name in its batch's responses table (its requests table's folder under the
+    model's: ``noveval.inference.batch_requests``)."""
+    return f"{format}/{setup}/{ideas}/{change}"

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from adjustText import adjust_text  # noqa: E402
 
-from noveval.judges.cells import CHANGES, IDEATION  # noqa: E402
+from noveval.judges.cells import IDEATION, LABELS, labelled  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,7 @@ def cost_quality_figure(metrics: pd.DataFrame) -> plt.Figure:
     """Quality against the run's cost per configuration: one panel per format and cost basis
     (USD, or device-hours of a local judge with no configured price), the axis from zero, and
     the change labels moved apart by adjustText so that none overlaps another."""
+    metrics = labelled(metrics)
     metrics = metrics if "cost_basis" in metrics else metrics.assign(cost_basis="USD")
     panels = list(dict.fromkeys(zip(metrics["format"], metrics["cost_basis"])))
     figure, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 5.2), squeeze=False)
@@ -40,7 +41,7 @@ def cost_quality_figure(metrics: pd.DataFrame) -> plt.Figure:
         for (model, setup), group in part.groupby(["model", "setup"], sort=False):
             axis.scatter(group[column], group["quality"] * 100, label=f"{model} / {setup}")
             texts += [
-                axis.text(row[column], row["quality"] * 100, row["change"], fontsize=7)
+                axis.text(row[column], row["quality"] * 100, row["change_label"], fontsize=7)
                 for _, row in group.iterrows()
             ]
         highest = part[column].max()
@@ -112,8 +113,9 @@ def _percent_by(part: pd.DataFrame, series: str, value: str) -> pd.DataFrame:
 
 def motivation(metrics: pd.DataFrame, png_path: str, model: str, changes: list[str]) -> None:
     """One judge, two prompts, each setup: pairwise strict accuracy side by side."""
-    part = metrics[(metrics["model"] == model) & metrics["change"].isin(changes)]
-    table = _percent_by(part, "change", "strict_accuracy").reindex(columns=changes)
+    metrics = labelled(metrics)
+    part = metrics[(metrics["model"] == model) & metrics["change_label"].isin(changes)]
+    table = _percent_by(part, "change_label", "strict_accuracy").reindex(columns=changes)
     figure, axis = plt.subplots(figsize=(1.8 + 2.2 * max(len(table.index), 1), 4))
     _grouped_bars(axis, table)
     axis.set_ylabel("strict accuracy (%)")
@@ -126,8 +128,9 @@ def motivation(metrics: pd.DataFrame, png_path: str, model: str, changes: list[s
 
 def d_minus_sources(metrics: pd.DataFrame, png_path: str) -> None:
     """The D₋-generator figure: reference quality per setup (human or generated D₋), per judge."""
+    metrics = labelled(metrics)
     reference = metrics[
-        (metrics["change"] == "reference") & ~metrics["setup"].str.startswith(IDEATION)
+        (metrics["change_label"] == "reference") & ~metrics["setup"].str.startswith(IDEATION)
     ]
     formats = list(dict.fromkeys(reference["format"])) or ["pairwise"]
     figure, axes = plt.subplots(1, len(formats), figsize=(5.5 * len(formats), 4.2), squeeze=False)
@@ -148,11 +151,14 @@ def d_minus_sources(metrics: pd.DataFrame, png_path: str) -> None:
 def _change_matrix(part: pd.DataFrame, column: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``column`` in % as changes (rows, table order) × judges (columns), and its cells' labels
     (the value, * where the change differs significantly from the reference)."""
-    values = part.pivot_table(index="change", columns="model", values=column, sort=False) * 100
-    values = values.reindex([c for c in CHANGES if c in values.index])
+    part = labelled(part)
+    values = (
+        part.pivot_table(index="change_label", columns="model", values=column, sort=False) * 100
+    )
+    values = values.reindex([c for c in LABELS if c in values.index])
     marks = part.assign(
-        mark=part["significant"].fillna(False).astype(bool) & (part["change"] != "reference")
-    ).pivot_table(index="change", columns="model", values="mark", aggfunc="max", sort=False)
+        mark=part["significant"].fillna(False).astype(bool) & (part["change_label"] != "reference")
+    ).pivot_table(index="change_label", columns="model", values="mark", aggfunc="max", sort=False)
     marks = marks.reindex(index=values.index, columns=values.columns).fillna(False).astype(bool)
     labels = values.round(1).astype(str).where(values.notna(), "–") + marks.map(
         {True: "*", False: ""}.get
@@ -171,11 +177,12 @@ def change_grid(
     """One heatmap per setup (ideation comparisons aside): ``column`` in % per change × judge,
     with * where the change's quality differs significantly from the reference (``marks``);
     ``changes``: only these rows (the reference always)."""
-    part = metrics[~metrics["setup"].str.startswith(IDEATION)]
+    part = labelled(metrics)
+    part = part[~part["setup"].str.startswith(IDEATION)]
     if changes is not None:
-        part = part[part["change"].isin(["reference", *changes])]
+        part = part[part["change_label"].isin(["reference", *changes])]
     setups = list(dict.fromkeys(part["setup"])) or ["(no cells)"]
-    rows = max(part["change"].nunique(), 1)
+    rows = max(part["change_label"].nunique(), 1)
     columns = max(part["model"].nunique(), 1)
     figure, axes = plt.subplots(
         1,

@@ -1,5 +1,5 @@
-"""The judge grid built from a config: which cells (dataset × model × format × setup × change)
-exist, and why not."""
+"""The judge grid built from a config: which cells (dataset × model × format × setup × ideas ×
+change) exist, and why not."""
 
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ from noveval.judges.cells import (
     PAIRWISE_ONLY,
     PURPOSE_MECHANISM,
     SEMANTIC_SCHOLAR,
+    STANDARD,
     SYSTEM_APIS,
     SYSTEM_FORMAT,
     VERSUS,
     JudgeCell,
-    configured_changes,
+    change_label,
+    configured_kinds,
     ideation_setup_name,
     release_kind,
-    split_change,
 )
 from noveval.judges.instances import FORMATS, release_files
 from noveval.judges.layout import JudgesGrid
@@ -32,8 +33,8 @@ log = logging.getLogger(__name__)
 def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     """Expand the config's ``judges`` section into cells, logging every omitted one."""
     section = config["judges"]
-    changes = configured_changes(section)
-    if changes and "reference" not in section["changes"]:
+    kinds = configured_kinds(section)  # (change, form of the ideas)
+    if kinds and "reference" not in section["changes"]:
         raise ValueError("judges.changes: every change is measured against 'reference'; add it")
     substitutions = section.get("substitutions") or {}
     specs = {
@@ -84,34 +85,33 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
                 formats_of[f"{GENERATED}{name}"] = list(FORMATS)
             for stronger, weaker in comparisons:
                 formats_of[ideation_setup_name(stronger, weaker)] = ["pairwise"]
-        for (setup, formats), model, format, change in itertools.product(
-            formats_of.items(), specs, FORMATS, changes
+        for (setup, formats), model, format, (change, ideas) in itertools.product(
+            formats_of.items(), specs, FORMATS, kinds
         ):
             files = setups.get(setup, {})
             if format not in formats:
                 continue
-            where = f"judges/{dataset}/{model}/{format}/{setup}/{change}"
-            kind = release_kind(format, change)
-            prompt_change, idea_format = split_change(change)
+            where = f"judges/{dataset}/{model}/{format}/{setup}/{ideas}/{change}"
+            kind = release_kind(format, ideas)
             reason = None
-            if prompt_change in PAIRWISE_ONLY and format != "pairwise":
+            if change in PAIRWISE_ONLY and format != "pairwise":
                 continue  # by design, not an omission
-            if prompt_change == "low_reasoning" and "low" not in specs[model].effort_levels:
+            if change == "low_reasoning" and "low" not in specs[model].effort_levels:
                 reason = "the model exposes no reasoning effort 'low' (registry effort_levels)"
-            elif idea_format == PURPOSE_MECHANISM and not rewrite_model and kind not in files:
+            elif ideas == PURPOSE_MECHANISM and not rewrite_model and kind not in files:
                 reason = f"no {kind}.yaml in the release and no rewrite_model to write the form"
-            elif prompt_change == "retrieval" and searched:
+            elif change == "retrieval" and searched:
                 if not search_model:
                     reason = "no judges.retrieval.model writes the literature search's queries"
-            elif prompt_change == "retrieval" and not corpus:
+            elif change == "retrieval" and not corpus:
                 reason = "no related work: no retrieval corpus is configured"
             if not reason and specs[model].not_runnable:  # it would run but for its model
                 reason = f"{specs[model].not_runnable} (judges.substitutions names none)"
             if reason:
                 omitted.append(f"{where}: left out, {reason}")
-                why.append((change, reason))
+                why.append((change_label(change, ideas), reason))
                 continue
-            cells.append(JudgeCell(dataset, model, format, setup, change))
+            cells.append(JudgeCell(dataset, model, format, setup, ideas, change))
     cells += system_cells(section.get("systems") or {}, datasets, registry, omitted)
     for (change, reason), count in Counter(why).items():
         log.warning("judges: %d '%s' cell(s) left out: %s", count, change, reason)
@@ -186,15 +186,15 @@ def system_cells(
                     f"(registry effort_levels: {', '.join(spec.effort_levels)})"
                 )
             found = [
-                JudgeCell(dataset, model, SYSTEM_FORMAT, setup, system)
+                JudgeCell(dataset, model, SYSTEM_FORMAT, setup, STANDARD, system)
                 for dataset, setups in datasets.items()
                 for setup, files in setups.items()
                 if SYSTEM_FORMAT in files and (wanted is None or setup in wanted)
             ]
             if spec.not_runnable:
                 omitted += [
-                    f"judges/{c.dataset}/{model}/{c.format}/{c.setup}/{system}: left out, "
-                    f"{spec.not_runnable}"
+                    f"judges/{c.dataset}/{model}/{c.format}/{c.setup}/{c.ideas}/{system}: "
+                    f"left out, {spec.not_runnable}"
                     for c in found
                 ]
                 log.warning(

@@ -25,10 +25,9 @@ from noveval.judges.cells import (
     STANDARD,
     VERSUS,
     JudgeCell,
-    cell_change,
+    cell_id,
     instances_path,
     release_kind,
-    split_change,
 )
 from noveval.judges.instances import FORMATS
 from noveval.judges.prompts import calls_of
@@ -63,37 +62,33 @@ class JudgesGrid:
         return "|".join(map(re.escape, names)) or "(?!)"
 
     def request_inputs(self, results: str, wildcards) -> dict[str, str]:
-        """A cell's instances (``instances-{idea format}`` for another form of the ideas) and, for
+        """A cell's instances (``instances-{ideas}`` for another form of the ideas) and, for
         'retrieval', its related work."""
         base = f"{results}/judges/{wildcards.dataset}/{wildcards.format}/{wildcards.setup}"
-        change, idea_format = split_change(wildcards.change)
         inputs = {
             "instances": instances_path(
-                results, wildcards.dataset, wildcards.format, wildcards.setup, idea_format
+                results, wildcards.dataset, wildcards.format, wildcards.setup, wildcards.ideas
             )
         }
-        if change == "retrieval":
+        if wildcards.change == "retrieval":
             inputs["related"] = f"{base}/related.parquet"
         return inputs
 
     def instance_files(self, results: str, dataset: str) -> tuple[list[str], list[str]]:
         """The instances tables a dataset's cells judge, and the idea format of each."""
         keys = dict.fromkeys(
-            (cell.format, cell.setup, cell.idea_format)
-            for cell in self.cells
-            if cell.dataset == dataset
+            (cell.format, cell.setup, cell.ideas) for cell in self.cells if cell.dataset == dataset
         )
         paths = [instances_path(results, dataset, *key) for key in keys]
-        return paths, [idea_format for *_, idea_format in keys]
+        return paths, [ideas for *_, ideas in keys]
 
     def other_format_changes(self, dataset: str, format: str | None = None) -> list[str]:
-        """The change names of a dataset's cells (of ``format``) on another form of the ideas."""
+        """The display labels (``change_label``) of a dataset's cells (of ``format``) on another
+        form of the ideas."""
         names = (
-            cell.change
+            cell.label
             for cell in self.cells
-            if cell.dataset == dataset
-            and format in (None, cell.format)
-            and cell.idea_format != STANDARD
+            if cell.dataset == dataset and format in (None, cell.format) and cell.ideas != STANDARD
         )
         return list(dict.fromkeys(names))
 
@@ -126,8 +121,8 @@ class JudgesGrid:
             (cell.format, cell.setup)
             for cell in self.cells
             if cell.dataset == dataset
-            and cell.idea_format == PURPOSE_MECHANISM
-            and release_kind(cell.format, cell.change)
+            and cell.ideas == PURPOSE_MECHANISM
+            and release_kind(cell.format, cell.ideas)
             not in self.datasets[dataset].get(cell.setup, {})
         }
         return sorted(pairs)
@@ -213,7 +208,7 @@ class JudgesGrid:
         for cell in self.cells:
             if cell.dataset != dataset or cell.model != model or not cell.batched:
                 continue
-            each = calls_of(cell.prompt_change, calls, by_change)
+            each = calls_of(cell.change, calls, by_change)
             pairwise = cell.format == "pairwise"
             per = 2 * each["pairwise_per_order"] if pairwise else each["pointwise"]
             total += per * self.instance_count(dataset, cell.setup, cell.format)
@@ -226,7 +221,7 @@ class JudgesGrid:
         pairs = {
             (cell.format, cell.setup)
             for cell in self.cells
-            if cell.dataset == dataset and cell.prompt_change == "retrieval"
+            if cell.dataset == dataset and cell.change == "retrieval"
         }
         return sorted(pairs)
 
@@ -252,14 +247,14 @@ class JudgesGrid:
         """The release YAML of one setup and kind (see ``release_kind``)."""
         return self.datasets[dataset][setup][kind]
 
-    def blocklist_pairs(self, wildcards, change: str = "reference") -> list[str]:
+    def blocklist_pairs(self, wildcards, ideas: str = STANDARD) -> list[str]:
         """The pairwise release file in which a pointwise release file's blocked partners are
         found (the purpose-mechanism form's in ``pairwise_plan``); none for a pairwise file, for
         a form the release lacks, or where the release has no such pairwise file."""
         files = self.datasets[wildcards.dataset].get(wildcards.setup, {})
-        if wildcards.format != "pointwise" or release_kind("pointwise", change) not in files:
+        if wildcards.format != "pointwise" or release_kind("pointwise", ideas) not in files:
             return []
-        pairs = files.get(release_kind("pairwise", change))
+        pairs = files.get(release_kind("pairwise", ideas))
         return [pairs] if pairs else []
 
     def formats(self, dataset: str) -> list[str]:
@@ -302,7 +297,7 @@ class JudgesGrid:
 
     def models_used(self) -> set[str]:
         used = {cell.model for cell in self.cells} | set(self.generators())
-        if self.rewrite_model and any(cell.idea_format == PURPOSE_MECHANISM for cell in self.cells):
+        if self.rewrite_model and any(cell.ideas == PURPOSE_MECHANISM for cell in self.cells):
             used.add(self.rewrite_model)
         return used
 
@@ -314,9 +309,8 @@ class JudgesGrid:
     def response_cell(wildcards) -> str:
         """The cell whose responses a cell's verdicts read: no aggregation reads the reference
         run's (on the same form of the ideas)."""
-        change, idea_format = split_change(wildcards.change)
-        source = cell_change("reference", idea_format) if change in DERIVED else wildcards.change
-        return f"{wildcards.format}/{wildcards.setup}/{source}"
+        source = "reference" if wildcards.change in DERIVED else wildcards.change
+        return cell_id(wildcards.format, wildcards.setup, wildcards.ideas, source)
 
     def outputs(self, results: str) -> list[str]:
         """Everything the ``judges`` target builds: metrics, tables and figures per dataset."""

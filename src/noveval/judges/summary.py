@@ -1,4 +1,5 @@
-"""Per-instance verdicts of every configuration → one metrics row per judge × setup × change.
+"""Per-instance verdicts of every configuration → one metrics row per judge × setup × form of the
+ideas × change.
 
 The cost of a configuration is its run's total, as the judge study reports it: every call of the
 run priced as it was made (``noveval.pricing``: live or batch, cache reads and writes), so a
@@ -14,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from noveval.judges import statistics
-from noveval.judges.cells import DERIVED
+from noveval.judges.cells import DERIVED, STANDARD, change_label
 from noveval.judges.compute import USD, Compute
 
-CONFIG = ["model", "setup", "change"]
+CONFIG = ["model", "setup", "ideas", "change"]
 COMPARISON = ["flip_rate", "difference", "ci_low", "ci_high", "reliable", "significant"]
 
 
@@ -107,12 +108,13 @@ def metrics_table(
     Cost: the run's total (module docstring); ``compute``: the local judges by name.
     """
     verdicts = verdicts if "run" in verdicts else verdicts.assign(run=0)
+    verdicts = verdicts if "ideas" in verdicts else verdicts.assign(ideas=STANDARD)
     per_metrics = {
         "pointwise": statistics.pointwise_metrics,
         "pairwise": statistics.pairwise_metrics,
     }[format]
     rows = []
-    for (model, setup, change), group in verdicts.groupby(CONFIG, sort=False):
+    for (model, setup, ideas, change), group in verdicts.groupby(CONFIG, sort=False):
         runs = _runs(group)
         first = group[group["run"] == group["run"].min()].set_index("instance_id").sort_index()
         labels = first["label"].to_numpy()
@@ -120,13 +122,16 @@ def metrics_table(
         reference = verdicts[
             (verdicts["model"] == model)
             & (verdicts["setup"] == setup)
+            & (verdicts["ideas"] == STANDARD)
             & (verdicts["change"] == "reference")
         ]
         totals = _totals(group)
         row = {
             "model": model,
             "setup": setup,
+            "ideas": ideas,
             "change": change,
+            "change_label": change_label(change, ideas),  # the tables' row name (display only)
             "format": format,
             "n_instances": len(runs),
             "n_runs": len(runs.columns),
@@ -139,7 +144,8 @@ def metrics_table(
             "web_searches": totals["web_searches"],
             **cost_columns(
                 group,
-                reference if change in DERIVED else None,
+                # as ever: the standard reference for no aggregation on the ideas as written only
+                reference if change in DERIVED and ideas == STANDARD else None,
                 len(runs.columns),
                 (compute or {}).get(model),
             ),

@@ -10,21 +10,27 @@ import numpy as np
 import pandas as pd
 
 from noveval.judges import statistics
-from noveval.judges.cells import CHANGES, IDEATION, STANDARD, VERSUS, split_change
+from noveval.judges.cells import IDEATION, LABELS, STANDARD, VERSUS, labelled
+
+# A cell's rows name it by its form of the ideas and its change (``ideas``, ``change``); the
+# tables show the two as one display label (``change_label``, "P3+purpose_mechanism").
+SHOWN = {"change_label": "change"}
 
 
 def _pivot(metrics: pd.DataFrame, cells: pd.Series) -> pd.DataFrame:
-    frame = metrics.assign(cell=cells)
+    frame = labelled(metrics).assign(cell=cells)
     table = frame.pivot_table(
-        index=["setup", "model"], columns="change", values="cell", aggfunc="first"
+        index=["setup", "model"], columns="change_label", values="cell", aggfunc="first"
     )
-    order = [c for c in CHANGES if c in table.columns]
+    order = [c for c in LABELS if c in table.columns]
     return table[order].fillna("–")
 
 
 def grid_table(metrics: pd.DataFrame) -> pd.DataFrame:
     """Quality in % (macro-F1 pointwise, strict accuracy pairwise); * = significant vs reference."""
-    marks = metrics["significant"].fillna(False).astype(bool) & (metrics["change"] != "reference")
+    marks = metrics["significant"].fillna(False).astype(bool) & (
+        labelled(metrics)["change_label"] != "reference"
+    )
     cells = (metrics["quality"] * 100).round(1).astype(str) + marks.map({True: "*", False: ""})
     return _pivot(metrics, cells)
 
@@ -46,14 +52,11 @@ def write(metrics: pd.DataFrame, markdown_path: str | Path) -> None:
         ("Tie rate (%)", percent_table(metrics, "tie_rate")),
         ("Flip rate against the same judge's reference (%)", percent_table(metrics, "flip_rate")),
     ]
-    text = "\n\n".join(f"## {title}\n\n{table.to_markdown()}" for title, table in sections)
+    text = "\n\n".join(
+        f"## {title}\n\n{table.rename_axis(columns='change').to_markdown()}"
+        for title, table in sections
+    )
     Path(markdown_path).write_text(f"# Judges, {format}\n\n{text}\n")
-
-
-def _split_changes(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with the change split into the prompt change and the idea format."""
-    parts = frame["change"].map(split_change)
-    return frame.assign(prompt_change=parts.str[0].to_numpy(), idea_format=parts.str[1].to_numpy())
 
 
 def _markdown(path: str | Path, title: str, text: str, table: pd.DataFrame) -> None:
@@ -64,10 +67,10 @@ FLIP_COLUMNS = [
     "format",
     "setup",
     "model",
-    "change",
+    "change_label",
     "against",
-    "prompt_change",
-    "idea_format",
+    "change",
+    "ideas",
     "n_instances",
     "flipped",
     "flip_rate",
@@ -89,10 +92,12 @@ def flip_rates(
     it (None: every other change)."""
     rows = []
     for format, table in verdicts.items():
-        for (model, setup), cells in table.groupby(["model", "setup"], sort=False):
+        for (model, setup), cells in labelled(table).groupby(["model", "setup"], sort=False):
             runs = {
-                change: _verdict_runs(cell) for change, cell in cells.groupby("change", sort=False)
+                label: _verdict_runs(cell)
+                for label, cell in cells.groupby("change_label", sort=False)
             }
+            kinds = dict(zip(cells["change_label"], zip(cells["change"], cells["ideas"])))
             for against, changes in baselines.items():
                 if against not in runs:
                     continue
@@ -108,16 +113,15 @@ def flip_rates(
                             for b in new
                         ]
                     )
-                    prompt_change, idea_format = split_change(change)
                     rows.append(
                         {
                             "format": format,
                             "setup": setup,
                             "model": model,
-                            "change": change,
+                            "change_label": change,
                             "against": against,
-                            "prompt_change": prompt_change,
-                            "idea_format": idea_format,
+                            "change": kinds[change][0],
+                            "ideas": kinds[change][1],
                             "n_instances": len(shared),
                             "flipped": round(rate * len(shared)),
                             "flip_rate": float(rate),
@@ -142,7 +146,7 @@ def write_flip_rates(
         "The share (%) of instances whose verdict differs between a change and the same judge's "
         "baseline run (`against`; same setup and format; a change on another idea format "
         "against the baseline on the ideas as written), the mean over both runs' sub-runs.",
-        shown.drop(columns=["prompt_change", "idea_format"]),
+        shown.drop(columns=["change", "ideas"]).rename(columns=SHOWN),
     )
 
 
@@ -150,9 +154,10 @@ def ideation_table(metrics: pd.DataFrame) -> pd.DataFrame:
     """Per judge × comparison × change: the share of pairs awarded to the stronger generator
     (strict, and soft with ties as halves), ties, flips against the reference, and the strict
     accuracy's difference from the same judge's reference with its significance."""
-    part = metrics[metrics["setup"].str.startswith(IDEATION)]
+    part = labelled(metrics)
+    part = part[part["setup"].str.startswith(IDEATION)]
     names = part["setup"].str.removeprefix(IDEATION).str.split(VERSUS, n=1)
-    reference = part[part["change"] == "reference"].set_index(["model", "setup"])
+    reference = part[part["change_label"] == "reference"].set_index(["model", "setup"])
     baseline = reference["strict_accuracy"].reindex(
         pd.MultiIndex.from_frame(part[["model", "setup"]])
     )
@@ -162,7 +167,9 @@ def ideation_table(metrics: pd.DataFrame) -> pd.DataFrame:
             "setup": part["setup"],
             "stronger": names.str[0],
             "weaker": names.str[1],
+            "change_label": part["change_label"],
             "change": part["change"],
+            "ideas": part["ideas"],
             "n_instances": part["n_instances"],
             "strict_accuracy": part["strict_accuracy"],
             "soft_accuracy": part["soft_accuracy"],
@@ -189,7 +196,7 @@ def write_ideation(metrics: pd.DataFrame, csv_path: str | Path, markdown_path: s
         "area; the judge should award the stronger. Rates and the strict accuracy's difference "
         "from the same judge's reference run in %; flips count the pairs whose verdict a change "
         "reverses or ties against that reference.",
-        shown,
+        shown.drop(columns=["change", "ideas"]).rename(columns=SHOWN),
     )
 
 
@@ -309,7 +316,7 @@ def write_expert_study(csv_in: str | Path, csv_path: str | Path, markdown_path: 
     )
 
 
-PLAN_KEYS = ["format", "setup", "model", "prompt_change"]
+PLAN_KEYS = ["format", "setup", "model", "change"]
 PLAN_METRICS = ["strict_accuracy", "soft_accuracy", "macro_f1", "tie_rate", "flip_rate"]
 PLAN_COMPARED = ["strict_accuracy", "macro_f1", "difference", "significant"]
 
@@ -319,11 +326,12 @@ def plan_format_table(metrics: pd.DataFrame) -> pd.DataFrame:
     metrics, the difference of its quality (macro-F1 pointwise, strict accuracy pairwise) from the
     reference on the ideas as written and its significance, and the same for the change on the
     ideas as written (``*_standard``)."""
-    frame = _split_changes(metrics.reindex(columns=[*metrics.columns.union(PLAN_METRICS)]))
-    other = frame[frame["idea_format"] != STANDARD].reset_index(drop=True)
-    standard = frame[frame["idea_format"] == STANDARD].set_index(PLAN_KEYS)
+    frame = labelled(metrics)
+    frame = frame.reindex(columns=[*frame.columns.union(PLAN_METRICS)])
+    other = frame[frame["ideas"] != STANDARD].reset_index(drop=True)
+    standard = frame[frame["ideas"] == STANDARD].set_index(PLAN_KEYS)
     beside = standard[PLAN_COMPARED].reindex(pd.MultiIndex.from_frame(other[PLAN_KEYS]))
-    columns = [*PLAN_KEYS, "idea_format", "change", "n_instances", *PLAN_METRICS]
+    columns = [*PLAN_KEYS, "ideas", "change_label", "n_instances", *PLAN_METRICS]
     return pd.concat(
         [
             other[[*columns, "difference", "significant"]],

@@ -22,7 +22,8 @@ from noveval.judges.prompts import split_item_id
 VERDICT_COLUMNS = [
     "model",
     "setup",
-    "change",
+    "ideas",  # the form of the ideas judged
+    "change",  # the change alone (or the dedicated system)
     "instance_id",
     "run",
     "label",

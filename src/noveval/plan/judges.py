@@ -15,7 +15,7 @@ from noveval.judges import ai_scientist, scideator
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import Calibration
-from noveval.judges.cells import DERIVED, LOOPED, OWN_RULE, release_kind, split_change
+from noveval.judges.cells import DERIVED, LOOPED, OWN_RULE, change_label, release_kind
 from noveval.judges.prompts import TOOLS, calls_of, judge_requests
 from noveval.registry import Registry
 from noveval.workloads import (
@@ -47,10 +47,11 @@ def judges_workloads(
     loaded: dict[str, pd.DataFrame] = {}  # file -> instances
     workloads = []
     for cell in cells:
-        change = split_change(cell["change"])[0]  # the prompt, whatever the form of the ideas
+        change = cell["change"]  # the prompt, whatever the form of the ideas
         if change in DERIVED:
             continue
-        kind = release_kind(cell["format"], cell["change"])
+        label = change_label(change, cell["ideas"])  # the workload's step: the published key
+        kind = release_kind(cell["format"], cell["ideas"])
         path = files[cell["dataset"]][cell["setup"]][kind]
         available = Path(path).is_file()
         source = path if available else f"{settings.judges_sample}/{cell['format']}.yaml"
@@ -67,7 +68,7 @@ def judges_workloads(
         if change in OWN_RULE:
             workloads += checker_workloads(cell, count, judges, registry, settings)
             continue
-        if (source, cell["change"]) not in per_call:
+        if (source, label) not in per_call:
             rows = judge_requests(
                 loaded[source].to_dict("records"),
                 change=change,
@@ -77,7 +78,7 @@ def judges_workloads(
                 structured_output=False,
                 authors=authors,
             )
-            per_call[source, cell["change"]] = prompt_tokens(rows, settings) / len(rows)
+            per_call[source, label] = prompt_tokens(rows, settings) / len(rows)
         calls = calls_of(change, judges["calls"], judges["calls_by_change"])
         per = (
             calls["pointwise"] if cell["format"] == "pointwise" else 2 * calls["pairwise_per_order"]
@@ -89,12 +90,12 @@ def judges_workloads(
                 dataset=cell["dataset"],
                 model=cell["model"],
                 batch=CELLS,
-                step=cell["change"],
+                step=label,
                 strategy=f"{cell['format']}/{cell['setup']}",
                 perturbation="none",
                 papers=count,
                 calls=count * per,
-                input_tokens=round(count * per * per_call[source, cell["change"]]),
+                input_tokens=round(count * per * per_call[source, label]),
                 output_tokens=count
                 * per
                 * output_tokens_per_call(spec, max_tokens, settings, "judges"),

@@ -10,7 +10,7 @@ from pathlib import Path
 from noveval.batches import SEARCH_CONTRIBUTIONS, SEARCH_QUERIES
 from noveval.judges import ai_scientist, scideator
 from noveval.judges import instances as judge_instances
-from noveval.judges.cells import LOOPED, split_change
+from noveval.judges.cells import LOOPED
 from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
 from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.registry import Registry
@@ -94,7 +94,7 @@ def search_workloads(
     budget = retrieval["max_tokens"] or max_tokens
     ideas: dict[tuple[str, str], int] = {}
     for workload in judge_workloads:
-        if split_change(workload.step)[0] == "retrieval":
+        if workload.step == "retrieval":  # retrieval: on the ideas as written only
             per = 1 if workload.strategy.startswith("pointwise/") else 2
             ideas[workload.dataset, workload.strategy] = workload.papers * per
     idea = judge_instances.load_release(

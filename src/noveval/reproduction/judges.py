@@ -6,7 +6,7 @@ import fnmatch
 
 import pandas as pd
 
-from noveval.judges.cells import CHANGES, STANDARD, split_change
+from noveval.judges.cells import LABELS, STANDARD, label_kind, labelled
 from noveval.judges.prompts import calls_of
 from noveval.reproduction.targets import EXPERT_FILE
 from noveval.reproduction.verdicts import COST_TOLERANCE, TOLERANCES, judged, not_run, unconfigured
@@ -50,19 +50,21 @@ def judges_conditions(row, settings: dict, found: pd.DataFrame | None) -> dict:
     out = {"dataset": settings["datasets"].get(row.dataset)}
     if found is None:  # a count in a release file
         return out
-    models, changes = sorted(set(found["model"])), sorted(set(found["change"]))
+    found = labelled(found)
+    models, changes = sorted(set(found["model"])), sorted(set(found["change_label"]))
+    kinds = dict(zip(found["change_label"], found["change"]))  # display label -> change
     calls = settings["calls"]
     out |= {
         "prompts": settings["prompts"],
         "requests": settings["requests"],
         "model": {model: settings["models"].get(model) for model in models},
         "calls": {
-            change: calls_of(split_change(change)[0], calls["calls"], calls["calls_by_change"])
+            change: calls_of(kinds[change], calls["calls"], calls["calls_by_change"])
             for change in changes
         },
         "aggregation": settings["aggregation"],
     }
-    if any(split_change(change)[0] == "retrieval" for change in changes):
+    if "retrieval" in kinds.values():
         out["retrieval"] = settings.get("retrieval")
     if "ai_scientist" in changes:
         out["ai_scientist"] = settings.get("ai_scientist")
@@ -105,7 +107,7 @@ def judges_row(
             basis["limits"],
             (row.note,),
         )
-    if not all(any(selects(part, c) for c in CHANGES) for part in row.change.split("|")):
+    if not all(any(selects(part, c) for c in LABELS) for part in row.change.split("|")):
         return not_run(f"'{row.change}' is another system, not a change of this pipeline")
     if row.dataset not in grid["datasets"]:
         return not_run(unconfigured("dataset", row.dataset, "judges.datasets"))
@@ -121,7 +123,7 @@ def judges_row(
     if row.model and not any(selects(row.model, m) for m in grid["models"]):
         return not_run(unconfigured("model", row.model, "judges.models"))
     if not any(selects(row.change, c) for c in grid["changes"]):
-        key = "judges.idea_formats" if split_change(row.change)[1] != STANDARD else "judges.changes"
+        key = "judges.idea_formats" if label_kind(row.change)[1] != STANDARD else "judges.changes"
         return not_run(unconfigured("change", row.change, key))
     if row.versus:
         return not_run(
@@ -131,10 +133,11 @@ def judges_row(
     table = metrics.get((row.dataset, row.format))
     if table is None:
         return not_run(f"no {row.format} instances in dataset '{row.dataset}'")
+    table = labelled(table)  # the cells' display labels: the published rows' key
     where = f"{row.dataset}/{row.format}/metrics.csv"
     found = table[
         table["setup"].map(lambda setup: selects(row.setup, setup))
-        & table["change"].map(lambda change: selects(row.change, change))
+        & table["change_label"].map(lambda change: selects(row.change, change))
         & table["model"].map(lambda model: not row.model or selects(row.model, model))
     ]
     if found.empty:

@@ -6,7 +6,7 @@ import re
 
 from noveval.batches import BATCHES
 from noveval.construction.grid import TRACK as NOVBENCH_CONSTRUCTION
-from noveval.judges.cells import CHANGES
+from noveval.judges.cells import CHANGES, IDEA_FORMATS
 from noveval.judges.instances import FORMATS
 from noveval.novbench.generation import STRATEGIES
 from noveval.novbench.perturbation import PERTURBATIONS
@@ -36,5 +36,6 @@ def constraints() -> dict[str, str]:
         "perturbation": one_of(PERTURBATIONS),
         "format": one_of(FORMATS),
         "setup": NAME,
-        "change": one_of(CHANGES),
+        "ideas": one_of(IDEA_FORMATS),  # the form of the ideas a judge cell judges
+        "change": one_of(CHANGES),  # a judge cell's change (or dedicated system) alone
     }

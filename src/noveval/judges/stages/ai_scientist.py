@@ -10,6 +10,7 @@ import pandas as pd
 
 from noveval.files import write_table
 from noveval.judges import instances
+from noveval.judges.cells import STANDARD
 from noveval.judges.verdicts import VERDICT_COLUMNS
 from noveval.ledger import Spending
 from noveval.registry import load_registry
@@ -103,6 +104,7 @@ def ai_scientist_check(
     frame = table[["instance_id", "label"]].merge(verdicts, on="instance_id", how="left")
     for key in ("model", "setup", "change"):
         frame[key] = cell[key]
+    frame["ideas"] = STANDARD  # the system judges the ideas as written
     rounds = ai_scientist.transcript(checks, calls, found)
     log.info(
         "%s: %d ideas, %d calls, %d decided, %d Semantic Scholar searches (%d requests sent, "

@@ -10,7 +10,6 @@ from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.files import write_table
 from noveval.judges import instances
 from noveval.judges.authors import AuthorsPrompts
-from noveval.judges.cells import split_change
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.registry import load_registry
 
@@ -28,12 +27,12 @@ def requests(
     related_path: str | None = None,
     upstream_root: str | None = None,
 ) -> None:
-    """Every call of one judge cell (``change``: its change name, whatever the form of the ideas
-    in ``instances_path``; ``related_path``: the retrieval change's related work).
+    """Every call of one judge cell (``change``: its change alone, whatever the form of the ideas
+    in ``instances_path``; ``related_path``: the retrieval change's related work). The cell's
+    folder (its form of the ideas) never enters a request: its ids are the calls' alone.
 
     ``settings['prompts'] == 'authors'`` renders the authors' prompts from ``upstream_root``.
     """
-    change = split_change(change)[0]
     spec = load_registry(registry_path).model(model)
     authors = AuthorsPrompts(upstream_root) if settings["prompts"] == "authors" else None
     related = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from noveval.judges import scideator
+from noveval.judges.cells import STANDARD
 from noveval.judges.scideator_prompts import upstream_root
 
 
@@ -13,7 +14,12 @@ def run(job) -> None:
         instances_path=job.input.instances,
         verdicts_path=job.output.verdicts,
         transcript_path=job.output.transcript,
-        cell={"model": wildcards.model, "setup": wildcards.setup, "change": "scideator"},
+        cell={
+            "model": wildcards.model,
+            "setup": wildcards.setup,
+            "ideas": STANDARD,
+            "change": "scideator",
+        },
         registry_path=job.params.registry,
         cache_dir=job.params.cache,
         inference=job.params.inference,

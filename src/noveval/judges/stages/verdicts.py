@@ -8,7 +8,7 @@ from noveval.batches import read_responses
 from noveval.files import write_table
 from noveval.judges import instances
 from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
-from noveval.judges.cells import DERIVED, split_change
+from noveval.judges.cells import DERIVED
 from noveval.judges.verdicts import VERDICT_COLUMNS, calls_from_responses
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def verdicts(
     format = table["format"].iloc[0]
     responses = read_responses(responses_path, responses_cell)
     calls = calls_from_responses(responses, format, protocol["prompts"])
-    if split_change(cell["change"])[0] in DERIVED:
+    if cell["change"] in DERIVED:
         runs = calls["call"].max() + 1 if protocol["no_aggregation"] == "sub_runs" else None
         calls = sub_runs(calls, runs)
     rules = Rules(protocol["even_split"], protocol["all_failed"])
@@ -59,7 +59,12 @@ def run(job) -> None:
         job.input.instances,
         job.input.responses,
         job.params.cell,
-        {"model": wildcards.model, "setup": wildcards.setup, "change": wildcards.change},
+        {
+            "model": wildcards.model,
+            "setup": wildcards.setup,
+            "ideas": wildcards.ideas,
+            "change": wildcards.change,
+        },
         job.output[0],
         protocol=job.params.protocol,
     )
