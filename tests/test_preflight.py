@@ -138,7 +138,7 @@ def test_every_download_of_the_grid_is_pinned_or_named():
     assert [scorer.name for scorer in scorers] == ["spiced", "distilgpt2", "specter2-base"]
     judges_only = hub_scorers(config, REGISTRY, ["gpt-5.4"])  # no NovBench model: no scoring
     assert [scorer.name for scorer in judges_only] == ["specter2-base"]
-    config["judges"]["systems"].pop("scideator")
+    config["judges"]["systems"].pop("novelty_checker")
     assert hub_scorers(config, REGISTRY, ["gpt-5.4"]) == []
     downloads = [REGISTRY.model(name) for name in models if REGISTRY.model(name).engine == "vllm"]
     downloads += scorers

@@ -32,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.batches import CELLS, PARAPHRASE, SEARCH_CONTRIBUTIONS, SEARCH_QUERIES
-from noveval.judges import ai_scientist, scideator
+from noveval.judges import ai_scientist, novelty_checker
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
@@ -294,17 +294,17 @@ def ai_scientist_note(searches: LiteratureSearches) -> str:
     )
 
 
-CHECKER_BATCH = "scideator"  # the Idea Novelty Checker's calls: a rule of its own, no batch
+CHECKER_BATCH = "novelty_checker"  # the Idea Novelty Checker's calls: a rule of its own, no batch
 
 
 def checker_workloads(
     cell: dict, count: int, judges: dict, registry: Registry, settings: PlanSettings
 ) -> list[Workload]:
     """The Idea Novelty Checker's calls for a cell's ``count`` ideas: keywords, facets and the
-    verdict on the cell's model, RankGPT's windows on the reranker (noveval.judges.scideator's
+    verdict on the cell's model, RankGPT's windows on the reranker (noveval.judges.novelty_checker's
     planning assumptions)."""
-    section = judges["scideator"]
-    tokens, windows = scideator.PLANNED_PROMPT_TOKENS, scideator.PLANNED_WINDOWS
+    section = judges["novelty_checker"]
+    tokens, windows = novelty_checker.PLANNED_PROMPT_TOKENS, novelty_checker.PLANNED_WINDOWS
     steps = (  # model, step, calls and prompt tokens per idea, decoding
         (cell["model"], cell["change"], 3, tokens["checker"], section["decoding"]),
         (
@@ -372,8 +372,8 @@ def checker_note(searches: LiteratureSearches) -> str:
     """The plan's line on the Idea Novelty Checker's searches."""
     return (
         f"Idea Novelty Checker: about {searches.searches:,} Semantic Scholar requests for "
-        f"{searches.ideas:,} checks of an idea ({scideator.PLANNED_SEARCHES} each: 9 keyword and "
-        f"title searches assumed, the snippet search and its papers' batch), about "
+        f"{searches.ideas:,} checks of an idea ({novelty_checker.PLANNED_SEARCHES} each: 9 "
+        f"keyword and title searches assumed, the snippet search and its papers' batch), about "
         f"{searches.hours:.1f} h at the API's rate (cached: a rerun makes none)."
     )
 
@@ -494,8 +494,8 @@ PLAN_COLUMNS = [
 RULES = {
     "construction": "construction_judges_infer",
     "ai_scientist": "judges_ai_scientist",
-    "scideator": "judges_scideator",
-    "scideator rerank": "judges_scideator",
+    "novelty_checker": "judges_novelty_checker",
+    "novelty_checker rerank": "judges_novelty_checker",
 }
 
 
@@ -1025,7 +1025,7 @@ def compute_plan(
         checked = sum(w.papers for w in judge_workloads if w.step in OWN_RULE)
         if checked:
             rate = ((literature or {}).get("semantic_scholar") or {}).get("requests_per_second", 1)
-            checker_searches = literature_searches(checked, scideator.PLANNED_SEARCHES, rate)
+            checker_searches = literature_searches(checked, novelty_checker.PLANNED_SEARCHES, rate)
     if construction:
         # Imported here: the construction's plan builds on this module's workloads.
         from noveval.construction.judge_plan import construction_workloads

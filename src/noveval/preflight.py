@@ -386,7 +386,7 @@ def searches_literature(config: dict) -> bool:
     judges = config.get("judges") or {}
     search = (judges.get("retrieval") or {}).get("search")
     retrieval = "retrieval" in (judges.get("changes") or []) and search == "semantic_scholar"
-    return retrieval or bool({"ai_scientist", "scideator"} & set(judges.get("systems") or {}))
+    return retrieval or bool({"ai_scientist", "novelty_checker"} & set(judges.get("systems") or {}))
 
 
 def published_cells(model: str) -> list[tuple[str, str]]:
@@ -983,7 +983,7 @@ def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list
     """The hub scorers any rule of the grid loads (rule weights downloads each): NovBench's
     scoring and reviewer-confidence encoders (with NovBench models), the judges' retrieval
     encoder (the retrieval change on a corpus), the Idea Novelty Checker's encoder
-    (judges.systems.scideator) and NovBench construction's retrieval encoder."""
+    (judges.systems.novelty_checker) and NovBench construction's retrieval encoder."""
     novbench, judges = config.get("novbench") or {}, config.get("judges") or {}
     names = []
     if set(novbench.get("models") or ()) & set(models):
@@ -995,8 +995,8 @@ def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list
         and retrieval.get("search") != "semantic_scholar"
     ):
         names.append(retrieval.get("encoder"))
-    if "scideator" in (judges.get("systems") or {}):
-        names.append((judges.get("scideator") or {}).get("encoder"))
+    if "novelty_checker" in (judges.get("systems") or {}):
+        names.append((judges.get("novelty_checker") or {}).get("encoder"))
     built = ((config.get("construction") or {}).get("novbench") or {}).get("retrieval") or {}
     names.append(built.get("encoder"))
     return [registry.scorers[name] for name in dict.fromkeys(names) if name in registry.scorers]

@@ -1,19 +1,19 @@
-"""Stage judges_scideator: the Idea Novelty Checker on one cell's pointwise ideas."""
+"""Stage judges_novelty_checker: the Idea Novelty Checker on one cell's pointwise ideas."""
 
 from __future__ import annotations
 
-from noveval.judges import scideator
-from noveval.judges.scideator_prompts import upstream_root
+from noveval.judges import novelty_checker
+from noveval.judges.novelty_checker_prompts import upstream_root
 
 
 def run(job) -> None:
-    """One job of rule judges_scideator."""
+    """One job of rule judges_novelty_checker."""
     wildcards = job.wildcards
-    scideator.judge_cell(
+    novelty_checker.judge_cell(
         instances_path=job.input.instances,
         verdicts_path=job.output.verdicts,
         transcript_path=job.output.transcript,
-        cell={"model": wildcards.model, "setup": wildcards.setup, "change": "scideator"},
+        cell={"model": wildcards.model, "setup": wildcards.setup, "change": "novelty_checker"},
         registry_path=job.params.registry,
         cache_dir=job.params.cache,
         inference=job.params.inference,

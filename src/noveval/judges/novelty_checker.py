@@ -20,7 +20,7 @@ Per idea:
 
 In the paper mode (``judges.prompts: authors``) the prompts are rendered from the pinned
 upstream files read with ``ast``, never executed; in the builtin mode they are the project's own
-(``prompts/judges/scideator.yaml``, with in-context examples of its own), asking for the same
+(``prompts/judges/novelty_checker.yaml``, with in-context examples of its own), asking for the same
 answer shapes, with RankGPT's facets always given (like the "priority" variant). Their
 windows are sent at once and each answer reorders the list as it arrives; we apply them back
 to front, the order they were built in. A call that fails for good leaves its step empty (no
@@ -47,8 +47,7 @@ from noveval.engines.journal import Journal, read_records
 from noveval.engines.providers import Endpoint
 from noveval.engines.servers import serve
 from noveval.judges.aggregation import Rules, aggregate_pointwise
-from noveval.judges.prompts import call_item_id
-from noveval.judges.scideator_prompts import (
+from noveval.judges.novelty_checker_prompts import (
     BuiltinPrompts,
     Prompts,
     decision_of,
@@ -56,7 +55,7 @@ from noveval.judges.scideator_prompts import (
     parse_keywords,
     parse_verdict,
 )
-from noveval.judges.scideator_ranking import (
+from noveval.judges.novelty_checker_ranking import (
     EMBEDDED_PAPERS,
     STEP,
     WINDOW,
@@ -65,15 +64,19 @@ from noveval.judges.scideator_ranking import (
     reranked,
     windows,
 )
-from noveval.judges.scideator_search import (
+from noveval.judges.novelty_checker_search import (
     Literature,
 )
+from noveval.judges.prompts import call_item_id
 from noveval.judges.verdicts import VERDICT_COLUMNS
 from noveval.ledger import Spending, send_within
 from noveval.registry import ModelSpec
 
 log = logging.getLogger(__name__)
 
+# A cell's journal per model: <JOURNAL>-<setup>.jsonl. Calls are found by request id (no system
+# name in it) in every journal of the folder: those named scideator-<setup> still answer.
+JOURNAL = "novelty_checker"
 KEYWORDS_CALL, FACETS_CALL, VERDICT_CALL, FIRST_WINDOW_CALL = 0, 1, 2, 3
 # What the plan assumes of one idea: 5 keywords and 4 titles searched (their prompt asks 3-6 and
 # 4), the snippet search and its papers' batch; a full embedding cut (9 RankGPT windows); prompt
@@ -114,7 +117,7 @@ class Cut:
 
     @classmethod
     def of(cls, settings: dict) -> Cut:
-        """From ``judges.scideator``'s papers_shown, papers_embedded, rerank_window, rerank_step."""
+        """From the settings' papers_shown, papers_embedded, rerank_window and rerank_step."""
         return cls(
             settings["papers_shown"],
             settings.get("papers_embedded", EMBEDDED_PAPERS),
@@ -326,7 +329,7 @@ def judge_cell(
 ) -> None:
     """One cell (``cell``: model, setup, change) of the checker on the pointwise instances:
     its verdicts and each idea's transcript (JSON lines). ``settings``: the config's
-    ``judges.scideator``; ``literature``: the Semantic Scholar settings, its cache folder and
+    ``judges.novelty_checker``; ``literature``: the Semantic Scholar settings, its cache folder and
     the cutoff. The encoder (``settings['encoder']``) loads from its snapshot of
     ``weights_manifests`` (rule weights) when it is a hub encoder. ``checker_root``: the pinned
     files (the paper mode), or None for the builtin messages. ``budget`` (config ``budget``): its
@@ -371,7 +374,7 @@ def judge_cell(
                 stack.enter_context(
                     serve(spec, log_path, inference["server_start_timeout_s"], 1, None, probe)
                 ),
-                stack.enter_context(Journal(Path(cache_dir) / name, f"scideator-{cell['setup']}")),
+                stack.enter_context(Journal(Path(cache_dir) / name, f"{JOURNAL}-{cell['setup']}")),
             )
         spending = Spending.of(budget, cache_dir)
         checker = Backbone(*served[names["checker"]], settings["decoding"], spending)

@@ -1,39 +1,39 @@
-from noveval.judges.scideator_prompts import upstream_files
+from noveval.judges.novelty_checker_prompts import upstream_files
 
 # The Idea Novelty Checker's cells: on the submit host, like the searched related work (it needs
 # the network, hardly a CPU, and shares the Semantic Scholar pace); its verdicts in the judges'
 # format, in place of rule judges_verdicts.
-NOVELTY_CHECKER = f"{RESULTS}/downloads/upstream/novelty_checker"
-SCIDEATOR = config["judges"]["scideator"]
+NOVELTY_CHECKER_UPSTREAM = f"{RESULTS}/downloads/upstream/novelty_checker"
+NOVELTY_CHECKER = config["judges"]["novelty_checker"]
 # The paper mode reads the checker's pinned prompts; the builtin mode, the project's own.
 CHECKER_PINNED = config["judges"]["prompts"] == "authors"
 
 
-ruleorder: judges_scideator > judges_verdicts
+ruleorder: judges_novelty_checker > judges_verdicts
 
 
-rule judges_scideator:
+rule judges_novelty_checker:
     input:
         instances=f"{RESULTS}/judges/{{dataset}}/pointwise/{{setup}}/instances.parquet",
         upstream=(
             [
-                f"{NOVELTY_CHECKER}/{path}"
-                for path in upstream_files(SCIDEATOR["examples"])
+                f"{NOVELTY_CHECKER_UPSTREAM}/{path}"
+                for path in upstream_files(NOVELTY_CHECKER["examples"])
             ]
             if CHECKER_PINNED
             else []
         ),
-        weights=scorer_weights_inputs(REGISTRY, [SCIDEATOR["encoder"]], RESULTS),
+        weights=scorer_weights_inputs(REGISTRY, [NOVELTY_CHECKER["encoder"]], RESULTS),
     output:
-        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/verdicts.parquet",
-        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/transcript.jsonl",
+        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/novelty_checker/verdicts.parquet",
+        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/novelty_checker/transcript.jsonl",
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/scideator/verdicts.log",
+        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/novelty_checker/verdicts.log",
     localrule: True
     conda:
         "../envs/noveval.yaml"
     params:
-        code=stage_code("judges_scideator", data=("prompts/judges",)),
+        code=stage_code("judges_novelty_checker", data=("prompts/judges",)),
         registry=config["registry"],
         cache=CACHE,
         inference=config_slice(
@@ -43,7 +43,7 @@ rule judges_scideator:
             "max_retries",
             "server_start_timeout_s",
         ),
-        settings=SCIDEATOR,
+        settings=NOVELTY_CHECKER,
         literature={
             "semantic_scholar": config["literature"]["semantic_scholar"],
             "cache_dir": f"{RESULTS}/literature/semantic_scholar",

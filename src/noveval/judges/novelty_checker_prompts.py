@@ -24,7 +24,7 @@ CHECKER_PROMPTS = "noveltychecker/models/idea_novelty_checker/prompts.py"
 
 EXAMPLES = "noveltychecker/models/idea_novelty_checker/incontext_examples/{}.json"
 
-BUILTIN = PROMPT_DIR / "judges" / "scideator.yaml"
+BUILTIN = PROMPT_DIR / "judges" / "novelty_checker.yaml"
 
 VERDICT_PROMPTS = {
     "relaxed": "prompt_NoveltyChecker_allowsIncrementalNovelty",
@@ -159,9 +159,11 @@ class Prompts:
         pipeline, checker = source.text(PIPELINE_PROMPTS), source.text(CHECKER_PROMPTS)
         for key, choices in (("verdict", VERDICT_PROMPTS), ("rerank", RERANK_PROMPTS)):
             if {"verdict": verdict, "rerank": rerank}[key] not in choices:
-                raise ValueError(f"scideator.{key} must be one of {sorted(choices)}")
+                raise ValueError(f"judges.novelty_checker.{key} must be one of {sorted(choices)}")
         if examples not in VERDICT_PROMPTS:
-            raise ValueError(f"scideator.examples must be one of {sorted(VERDICT_PROMPTS)}")
+            raise ValueError(
+                f"judges.novelty_checker.examples must be one of {sorted(VERDICT_PROMPTS)}"
+            )
         path = EXAMPLES.format(examples)
         prefix, last = RERANK_PROMPTS[rerank]
         return cls(
@@ -189,7 +191,7 @@ class Prompts:
 @dataclass(frozen=True)
 class BuiltinPrompts:
     """The project's own messages for each step (the builtin mode): format strings of
-    ``prompts/judges/scideator.yaml`` and its in-context examples."""
+    ``prompts/judges/novelty_checker.yaml`` and its in-context examples."""
 
     texts: dict
 
