@@ -1,5 +1,5 @@
 """Scideator's Idea Novelty Checker: its readings by hand, its builtin prompts and those of the
-pinned files, and its pipeline on hand-made papers against the loopback provider and Semantic
+upstream files, and its pipeline on hand-made papers against the loopback provider and Semantic
 Scholar stand-in."""
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ from noveval.judges.novelty_checker_prompts import upstream_files
 # format, in place of rule judges_verdicts.
 NOVELTY_CHECKER_UPSTREAM = f"{RESULTS}/downloads/upstream/novelty_checker"
 NOVELTY_CHECKER = config["judges"]["novelty_checker"]
-# The paper mode reads the checker's pinned prompts; the builtin mode, the project's own.
-CHECKER_PINNED = config["judges"]["prompts"] == "authors"
+# Paper mode reads the Idea Novelty Checker's prompts from the upstream files; builtin mode,
+# the project's own.
+NOVELTY_CHECKER_PAPER_MODE = config["judges"]["prompts"] == "authors"
 
 
 ruleorder: judges_novelty_checker > judges_verdicts
@@ -20,7 +21,7 @@ rule judges_novelty_checker:
                 f"{NOVELTY_CHECKER_UPSTREAM}/{path}"
                 for path in upstream_files(NOVELTY_CHECKER["examples"])
             ]
-            if CHECKER_PINNED
+            if NOVELTY_CHECKER_PAPER_MODE
             else []
         ),
         weights=scorer_weights_inputs(REGISTRY, [NOVELTY_CHECKER["encoder"]], RESULTS),
@@ -50,6 +51,6 @@ rule judges_novelty_checker:
             "cutoff": JUDGE_RETRIEVAL["cutoff"],
         },
         all_failed=config["judges"]["all_failed"],
-        pinned=CHECKER_PINNED,
+        paper_mode=NOVELTY_CHECKER_PAPER_MODE,
     script:
         "../scripts/stage.py"

@@ -18,8 +18,8 @@ Per idea:
    "Class: … Review: …"; the class gives the decision (their runner's reading: "novel" 1,
    "not novel" 0, another class with "novel" in it 0 when it holds "not", else 1).
 
-In the paper mode (``judges.prompts: authors``) the prompts are rendered from the pinned
-upstream files read with ``ast``, never executed; in the builtin mode they are the project's own
+In paper mode (``judges.prompts: authors``) the prompts are rendered from the upstream
+files read with ``ast``, never executed; in the builtin mode they are the project's own
 (``prompts/judges/novelty_checker.yaml``, with in-context examples of its own), asking for the same
 answer shapes, with RankGPT's facets always given (like the "priority" variant). Their
 windows are sent at once and each answer reorders the list as it arrives; we apply them back
@@ -331,8 +331,8 @@ def judge_cell(
     its verdicts and each idea's transcript (JSON lines). ``settings``: the config's
     ``judges.novelty_checker``; ``literature``: the Semantic Scholar settings, its cache folder and
     the cutoff. The encoder (``settings['encoder']``) loads from its snapshot of
-    ``weights_manifests`` (rule weights) when it is a hub encoder. ``checker_root``: the pinned
-    files (the paper mode), or None for the builtin messages. ``budget`` (config ``budget``): its
+    ``weights_manifests`` (rule weights) when it is a hub encoder. ``checker_root``: the upstream
+    files (paper mode), or None for the builtin messages. ``budget`` (config ``budget``): its
     calls read the ledger as every calling job's do (``noveval.ledger``)."""
     from noveval.weights import use_offline
 

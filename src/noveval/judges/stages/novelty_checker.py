@@ -19,7 +19,7 @@ def run(job) -> None:
         inference=job.params.inference,
         settings=job.params.settings,
         literature=job.params.literature,
-        checker_root=(upstream_root(job.input.upstream[0]) if job.params.pinned else None),
+        checker_root=(upstream_root(job.input.upstream[0]) if job.params.paper_mode else None),
         log_path=job.log[0],
         all_failed=job.params.all_failed,
         weights_manifests=list(job.input.weights),
