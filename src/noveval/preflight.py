@@ -9,8 +9,9 @@ key, that each hosted model is still served (the provider's model lookup; a reti
 with the published numbers it can no longer reproduce), each configured substitution of a model,
 glibc where vLLM is installed and runs, conda and the disk its environments take (under conda
 deployment), the NVIDIA driver of each GPU type of the grid, and that every planned inference job
-fits a partition. It prints one line per check (OK, WARN, FAIL, or SKIP with why) and fails after
-the last one when any failed. The checks are registered in ``CHECKS``.
+fits a partition. Each check reports findings (:class:`Finding`), one line each (OK, WARN, FAIL, or
+SKIP with why), and the rule fails after the last one when any failed. The checks are registered
+in ``CHECKS``.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from noveval.weights import (
 MIN_DRIVER = "580.65.06"
 COMMAND_TIMEOUT_S = 120
 LOOKUP_TIMEOUT_S = 30
-MAX_DETAIL = 300  # characters of a failed command's message in its check's line
+MAX_DETAIL = 300  # characters of a failed command's message in its finding's line
 GPU_WAIT_S = 60  # how long the driver check waits for a GPU node (srun --immediate)
 # The providers' addresses when the registry names no base_url (the official SDKs' defaults).
 DEFAULT_BASE_URLS = {"messages": "https://api.anthropic.com"}
@@ -77,13 +78,13 @@ for url in sys.argv[1:]:
 
 
 class PreflightError(RuntimeError):
-    """At least one pre-flight check failed."""
+    """At least one pre-flight finding is a failure."""
 
 
 @dataclass(frozen=True)
-class Check:
-    """One line of the report: ``ok`` True (OK), False (FAIL) or None (SKIP: not needed or not
-    possible here); ``warn``: it passed with something to look at (WARN), not a failure."""
+class Finding:
+    """What a check found, one line of the report: ``ok`` True (OK), False (FAIL) or None (SKIP:
+    not needed or not possible here); ``warn``: it passed with something to look at (WARN)."""
 
     name: str
     ok: bool | None
@@ -95,14 +96,14 @@ class Check:
         return f"{status:<4}  {self.name}: {self.detail}"
 
 
-def warning(name: str, detail: str) -> Check:
-    """A check that does not fail the pre-flight but asks to be looked at."""
-    return Check(name, True, detail, warn=True)
+def warning(name: str, detail: str) -> Finding:
+    """A finding that does not fail the pre-flight but asks to be looked at."""
+    return Finding(name, True, detail, warn=True)
 
 
-def skipped(name: str, why: str) -> Check:
-    """A check that needs something this grid or host does not have."""
-    return Check(name, None, why)
+def skipped(name: str, why: str) -> Finding:
+    """A finding of a check that needs something this grid or host does not have."""
+    return Finding(name, None, why)
 
 
 def run_command(command: list[str], timeout_s: float = COMMAND_TIMEOUT_S) -> tuple[bool, str]:
@@ -119,15 +120,15 @@ def run_command(command: list[str], timeout_s: float = COMMAND_TIMEOUT_S) -> tup
     return True, done.stdout
 
 
-def site_file_check(path: str | Path) -> tuple[Check, dict]:
+def site_file_check(path: str | Path) -> tuple[Finding, dict]:
     """The site file: readable YAML with a ``partitions`` table (and its settings)."""
     try:
         site = yaml.safe_load(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as error:
-        return Check("site file", False, f"{path}: {error}"), {}
+        return Finding("site file", False, f"{path}: {error}"), {}
     if not isinstance(site, dict) or not isinstance(site.get("partitions"), dict):
-        return Check("site file", False, f"{path}: no `partitions` table"), {}
-    return Check("site file", True, f"{path} ({len(site['partitions'])} partitions)"), site
+        return Finding("site file", False, f"{path}: no `partitions` table"), {}
+    return Finding("site file", True, f"{path} ({len(site['partitions'])} partitions)"), site
 
 
 def gres_types(gres: str) -> set[str]:
@@ -150,7 +151,7 @@ def partition_checks(site: dict, known: dict[str, set[str]], needed_gpu_types: s
     between them offer every GPU type the grid's jobs ask for."""
     partitions = site.get("partitions") or {}
     missing = sorted(set(partitions) - set(known))
-    names = Check(
+    names = Finding(
         "partitions",
         not missing,
         f"not known to SLURM: {', '.join(missing)} (it has: {', '.join(sorted(known))})"
@@ -176,7 +177,7 @@ def partition_checks(site: dict, known: dict[str, set[str]], needed_gpu_types: s
             " (asked for by the grid's models)"
         )
     needed = ", ".join(sorted(needed_gpu_types)) or "none"
-    types = Check(
+    types = Finding(
         "GPU types",
         not problems,
         "; ".join(problems) if problems else f"grid needs {needed}; SLURM offers them",
@@ -240,7 +241,7 @@ def fits(job, partition: PartitionLimits) -> bool:
     )
 
 
-def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: dict) -> Check:
+def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: dict) -> Finding:
     """Every planned inference job fits one of the site file's partitions as SLURM reports them
     (time limit, GPUs of its type per node, memory); the jobs that fit none are named."""
     named = set(site.get("partitions") or ()) & set(partitions) or set(partitions)
@@ -248,7 +249,7 @@ def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: d
     misfits = [job for job in jobs if not any(fits(job, p) for p in usable)]
     if not misfits:
         longest = max((job.runtime for job in jobs), default=0)
-        return Check(
+        return Finding(
             "job limits",
             True,
             f"all {len(jobs)} inference jobs fit a partition (longest {longest} min)",
@@ -260,31 +261,31 @@ def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: d
         for job in misfits
     )
     limits = ", ".join(f"{name} {partitions[name].max_minutes:g} min" for name in sorted(named))
-    return Check(
+    return Finding(
         "job limits",
         False,
         f"{len(misfits)} of {len(jobs)} inference jobs fit no partition ({limits}): {names}",
     )
 
 
-def weights_cache_check(cache: Path, missing_gb: float) -> Check:
+def weights_cache_check(cache: Path, missing_gb: float) -> Finding:
     """The cache is writable (or can be created) and its file system has room for the weights
     that are not downloaded yet."""
     existing = next(path for path in (cache, *cache.parents) if path.exists())
     try:
         existing.joinpath(f".preflight-{uuid.uuid4().hex}").touch()
     except OSError as error:
-        return Check("weights cache", False, f"{cache}: not writable ({error.strerror})")
+        return Finding("weights cache", False, f"{cache}: not writable ({error.strerror})")
     for probe in existing.glob(".preflight-*"):
         probe.unlink(missing_ok=True)
     free_gb = shutil.disk_usage(existing).free / 1e9
     detail = f"{cache}: {free_gb:,.0f} GB free, {missing_gb:,.1f} GB of weights to download"
-    return Check("weights cache", free_gb >= missing_gb, detail)
+    return Finding("weights cache", free_gb >= missing_gb, detail)
 
 
 def pinned_check(
     downloads: Iterable, allow_unpinned: bool | str, locked: Mapping[str, dict] | None = None
-) -> Check:
+) -> Finding:
     """Every download of the grid (open models, hub scorers) is pinned to a hub commit (a
     registry revision) or locked (the lock file's commit, ``noveval.weights``); an unresolved one
     (neither) fails, named, unless the config locks it at its first download
@@ -295,7 +296,7 @@ def pinned_check(
     unpinned = [item for item in downloads if not item.revision]
     unresolved = [f"{item.name} ({item.reference})" for item in unpinned if item.name not in locked]
     if not unpinned:
-        return Check("revisions", True, "every open model and hub scorer of the grid is pinned")
+        return Finding("revisions", True, "every open model and hub scorer of the grid is pinned")
     pinned = len(downloads) - len(unpinned)
     at = [
         f"{item.name}@{locked[item.name]['commit'][:12]}"
@@ -304,13 +305,13 @@ def pinned_check(
     ]
     parts = [f"{pinned} pinned"] + ([f"locked: {', '.join(at)}"] if at else [])
     if not unresolved:
-        return Check("revisions", True, "; ".join(parts) + " (the lock file's commits)")
+        return Finding("revisions", True, "; ".join(parts) + " (the lock file's commits)")
     detail = f"no revision in config/models.yaml: {', '.join(unresolved)}"
     if at:
         detail += f" ({'; '.join(parts)})"
     if allow_unpinned == "lock":
-        return Check("revisions", True, f"{detail}; locked at their first download (lock file)")
-    return Check(
+        return Finding("revisions", True, f"{detail}; locked at their first download (lock file)")
+    return Finding(
         "revisions",
         False,
         f"{detail}; pin a hub commit for each, or set weights.allow_unpinned: lock to lock main's "
@@ -329,11 +330,11 @@ def hub_token(env: Mapping[str, str]) -> str | None:
     return token_file.read_text().strip() or None
 
 
-def gated_check(model: str, repo_id: str, token: str | None) -> Check:
+def gated_check(model: str, repo_id: str, token: str | None) -> Finding:
     """A gated model: a token, and the hub's word that it grants access (licence accepted)."""
     name = f"access {model}"
     if not token:
-        return Check(
+        return Finding(
             name, False, f"{repo_id} is gated: no Hugging Face token (HF_TOKEN or `hf auth login`)"
         )
     from huggingface_hub import auth_check
@@ -342,10 +343,10 @@ def gated_check(model: str, repo_id: str, token: str | None) -> Check:
     try:
         auth_check(repo_id, token=token)
     except GatedRepoError:
-        return Check(name, False, f"{repo_id}: the token has no access; accept the licence")
+        return Finding(name, False, f"{repo_id}: the token has no access; accept the licence")
     except (HfHubHTTPError, OSError) as error:
-        return Check(name, False, f"{repo_id}: the hub did not confirm access ({error})")
-    return Check(name, True, f"{repo_id}: the token has access")
+        return Finding(name, False, f"{repo_id}: the hub did not confirm access ({error})")
+    return Finding(name, True, f"{repo_id}: the token has access")
 
 
 def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, str]) -> list:
@@ -356,7 +357,7 @@ def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, 
         if spec.engine == "api":
             users.setdefault(spec.api_key_env, []).append(name)
     return [
-        Check(
+        Finding(
             f"key {variable}",
             bool(env.get(variable)),
             f"{'set' if env.get(variable) else 'not set'}, for {', '.join(names)}",
@@ -365,13 +366,13 @@ def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, 
     ]
 
 
-def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Check:
+def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Finding:
     """The Semantic Scholar key (``S2_API_KEY``) when the grid searches the literature."""
     name = f"key {S2_API_KEY_ENV}"
     if not needed:
         return skipped(name, "no literature search in the grid")
     found = bool(env.get(S2_API_KEY_ENV))
-    return Check(
+    return Finding(
         name,
         found,
         f"{'set' if found else 'not set'}, for Semantic Scholar (judges.retrieval.search, the "
@@ -422,7 +423,7 @@ def lookup_model(spec: ModelSpec, key: str):
         return client.models.retrieve(spec.reference)
 
 
-def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
+def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Finding:
     """A hosted model is still served: the provider's lookup knows its id and (Anthropic) its
     lifecycle is not ``retired``. A model that is not served fails, naming the published numbers
     it cannot reproduce and the config key of an explicit substitution; a deprecated one passes
@@ -430,7 +431,7 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
     name = f"model {spec.name}"
     key = env.get(spec.api_key_env or "")
     if not key:
-        return Check(
+        return Finding(
             name,
             False,
             f"{spec.reference}: the lookup cannot be made: {spec.api_key_env} is not set "
@@ -440,9 +441,9 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
         found = lookup_model(spec, key)
     except (openai.NotFoundError, anthropic.NotFoundError) as error:
         why = f"is not served ({error})"
-        return Check(name, False, _not_reproducible(spec, why))
+        return Finding(name, False, _not_reproducible(spec, why))
     except (openai.OpenAIError, anthropic.AnthropicError) as error:
-        return Check(
+        return Finding(
             name,
             False,
             f"{spec.reference}: the lookup at {spec.base_url} failed "
@@ -452,10 +453,10 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
     retires = getattr(found, "retires_at", None)
     date = f" on {retires:%Y-%m-%d}" if retires else ""
     if lifecycle == "retired":
-        return Check(name, False, _not_reproducible(spec, f"was retired{date}"))
+        return Finding(name, False, _not_reproducible(spec, f"was retired{date}"))
     if lifecycle == "deprecated":
-        return Check(name, True, f"{spec.reference} is served, deprecated: retires{date}")
-    return Check(name, True, f"{spec.reference} is served")
+        return Finding(name, True, f"{spec.reference} is served, deprecated: retires{date}")
+    return Finding(name, True, f"{spec.reference} is served")
 
 
 def _not_reproducible(spec: ModelSpec, why: str) -> str:
@@ -466,11 +467,11 @@ def _not_reproducible(spec: ModelSpec, why: str) -> str:
     )
 
 
-def substitution_checks(substitutions: Mapping[str, str]) -> list[Check]:
+def substitution_checks(substitutions: Mapping[str, str]) -> list[Finding]:
     """One line per configured substitution: the published numbers its successor stands in
     for, which the reproduction reports as not like-for-like."""
     return [
-        Check(
+        Finding(
             f"substitution {published_model}",
             True,
             f"{successor} runs in place of {published_model}; compared not like-for-like with "
@@ -480,15 +481,15 @@ def substitution_checks(substitutions: Mapping[str, str]) -> list[Check]:
     ]
 
 
-def driver_check(nvidia_smi_output: str, where: str) -> Check:
+def driver_check(nvidia_smi_output: str, where: str) -> Finding:
     """The lowest driver version that ``nvidia-smi --query-gpu=driver_version`` reports."""
     name = f"NVIDIA driver ({where})"
     versions = [line.strip() for line in nvidia_smi_output.splitlines() if line.strip()]
     if not versions:
-        return Check(name, False, "nvidia-smi reported no GPU")
+        return Finding(name, False, "nvidia-smi reported no GPU")
     lowest = min(versions, key=_version)
     ok = _version(lowest) >= _version(MIN_DRIVER)
-    return Check(name, ok, f"{lowest} (vLLM's CUDA 13.0 needs >= {MIN_DRIVER})")
+    return Finding(name, ok, f"{lowest} (vLLM's CUDA 13.0 needs >= {MIN_DRIVER})")
 
 
 def provider_urls(specs: Iterable[ModelSpec]) -> list[str]:
@@ -509,25 +510,25 @@ def job_step(site: dict, partition: str) -> list[str]:
     return [*step, f"--immediate={GPU_WAIT_S}"]
 
 
-def reach_check(ok: bool, output: str, where: str, urls: list[str]) -> Check:
+def reach_check(ok: bool, output: str, where: str, urls: list[str]) -> Finding:
     """The report of REACH_SCRIPT run on ``where``: OK when every provider was reached."""
     name = "provider network"
     if not ok:
-        return Check(name, False, f"{where}: {output}")
+        return Finding(name, False, f"{where}: {output}")
     said = [line.split(" ", 1) for line in output.splitlines() if " " in line]
     unreachable = [rest for word, rest in said if word == "unreachable"]
     if unreachable or sum(word == "reached" for word, _ in said) != len(urls):
-        return Check(
+        return Finding(
             name,
             False,
             f"{where} cannot reach {'; '.join(unreachable) or 'every provider'}: hosted-API "
             "inference runs there (site file api_inference: slurm); set api_inference: host to "
             "run it on this host",
         )
-    return Check(name, True, f"{where} reaches {', '.join(urls)}")
+    return Finding(name, True, f"{where} reaches {', '.join(urls)}")
 
 
-def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -> Check:
+def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -> Finding:
     """Where hosted-API inference runs: on this host (the site file's default), or, with
     ``api_inference: slurm``, on compute nodes, which must then reach each provider of the grid
     (checked from a job step on the site's CPU partition)."""
@@ -537,7 +538,7 @@ def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -
     try:
         on_host = api_inference_on_host(site_path)
     except ValueError as error:
-        return Check("provider network", False, str(error))
+        return Finding("provider network", False, str(error))
     if on_host:
         return skipped("provider network", "hosted-API inference runs on this host")
     partitions = site.get("partitions") or {}
@@ -545,7 +546,7 @@ def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -
         name for name, settings in sorted(partitions.items()) if not (settings or {}).get("max_gpu")
     ]
     if not cpu:
-        return Check("provider network", False, "no CPU partition (max_gpu: 0) in the site file")
+        return Finding("provider network", False, "no CPU partition (max_gpu: 0) in the site file")
     command = [*job_step(site, cpu[0]), sys.executable, "-c", REACH_SCRIPT, *urls]
     return reach_check(*run_command(command), f"a node of partition {cpu[0]}", urls)
 
@@ -587,17 +588,17 @@ class Grid:
         return self.served + hub_scorers(self.config, self.registry, self.models)
 
 
-def slurm_checks(grid: Grid) -> list[Check]:
+def slurm_checks(grid: Grid) -> list[Finding]:
     """The site's partitions and GPU types as SLURM knows them."""
     if grid.partitions is None:
         if grid.sinfo_error == "sinfo not found":
             return [skipped("partitions", "no SLURM on this host (sinfo not found)")]
-        return [Check("partitions", False, f"sinfo failed: {grid.sinfo_error}")]
+        return [Finding("partitions", False, f"sinfo failed: {grid.sinfo_error}")]
     needed = {site_gpu_type(grid.site, spec) for spec in grid.specs if gpus(spec)} - {""}
     return partition_checks(grid.site, grid.partitions, needed)
 
 
-def weights_checks(grid: Grid) -> list[Check]:
+def weights_checks(grid: Grid) -> list[Finding]:
     """The weights cache has room for what is not downloaded yet; every download is sized and
     pinned."""
     results = grid.config["results"]
@@ -609,13 +610,13 @@ def weights_checks(grid: Grid) -> list[Check]:
     found = [weights_cache_check(cache_dir(results, grid.site_path), missing_gb)]
     unsized = [item.name for item in grid.downloads if item.download_gb is None]
     if unsized:
-        found.append(Check("weights sizes", False, f"no download_gb: {', '.join(unsized)}"))
+        found.append(Finding("weights sizes", False, f"no download_gb: {', '.join(unsized)}"))
     allow_unpinned = (grid.config.get("weights") or {}).get("allow_unpinned", False)
     found.append(pinned_check(grid.downloads, allow_unpinned, read_lock(lock_path(grid.config))))
     return found
 
 
-def access_checks(grid: Grid) -> list[Check]:
+def access_checks(grid: Grid) -> list[Finding]:
     """Hub access to gated models, API keys, hosted models still served, substitutions."""
     token = hub_token(grid.env)
     found = [gated_check(s.name, s.reference, token) for s in grid.specs if s.gated]
@@ -627,7 +628,7 @@ def access_checks(grid: Grid) -> list[Check]:
     return found + substitution_checks(grid.config["judges"].get("substitutions") or {})
 
 
-def not_runnable_checks(registry: Registry, not_runnable: Mapping) -> list[Check]:
+def not_runnable_checks(registry: Registry, not_runnable: Mapping) -> list[Finding]:
     """One line per judge of the config whose cells the grid skips (a retired model with no
     substitution): a warning, since the run goes on without them."""
     return [
@@ -665,18 +666,18 @@ ROLE_SEQUENCES = {
 BUSY = re.compile(r"nodes are busy|can ?not start immediately|gave no answer", re.IGNORECASE)
 
 
-def glibc_check(reported: str, where: str) -> Check:
+def glibc_check(reported: str, where: str) -> Finding:
     """The C library version a host reports (``glibc 2.28``) against vLLM's wheels' minimum."""
     name = f"glibc ({where})"
     found = re.search(r"(\d+\.\d+)", reported or "")
     if not found:
-        return Check(name, False, f"no glibc version in {reported.strip()!r}")
+        return Finding(name, False, f"no glibc version in {reported.strip()!r}")
     ok = _version(found.group(1)) >= _version(MIN_GLIBC)
     need = f"vLLM 0.33's llguidance wheels need glibc >= {MIN_GLIBC}"
-    return Check(name, ok, f"{found.group(1)} ({need})")
+    return Finding(name, ok, f"{found.group(1)} ({need})")
 
 
-def conda_check(version_output: str) -> Check:
+def conda_check(version_output: str) -> Finding:
     """``conda --version`` against the oldest conda Snakemake deploys environments with."""
     from packaging.version import InvalidVersion, Version
     from snakemake.deployment.conda import MIN_CONDA_VER
@@ -685,9 +686,9 @@ def conda_check(version_output: str) -> Check:
     try:
         version = Version(said.split()[-1])
     except (IndexError, InvalidVersion):
-        return Check("conda", False, f"no version in `conda --version`: {said!r}")
+        return Finding("conda", False, f"no version in `conda --version`: {said!r}")
     need = f"Snakemake's conda deployment needs >= {MIN_CONDA_VER}"
-    return Check("conda", version >= Version(MIN_CONDA_VER), f"{version} ({need})")
+    return Finding("conda", version >= Version(MIN_CONDA_VER), f"{version} ({need})")
 
 
 def built(prefix: Path, env_file: Path) -> bool:
@@ -709,12 +710,12 @@ def env_space_check(
     pip_cache: Path | None,
     env_files: Iterable[Path],
     sizes: Mapping[str, tuple[float, float]] = ENV_SIZES_GB,
-) -> Check:
+) -> Finding:
     """Room for the environments not built yet: their folders under the conda prefix and their
     wheels in pip's cache (None: caching is off), summed per file system."""
     to_build = [path for path in env_files if not built(prefix, path)]
     if not to_build:
-        return Check("environments space", True, f"every environment is built in {prefix}")
+        return Finding("environments space", True, f"every environment is built in {prefix}")
     wants = [(prefix, sum(sizes[path.name][0] for path in to_build))]
     if pip_cache is not None:
         wants.append((pip_cache, sum(sizes[path.name][1] for path in to_build)))
@@ -732,7 +733,7 @@ def env_space_check(
     names = ", ".join(path.name for path in to_build)
     if len(needed) < len(wants):
         parts.append(f"one file system: {sum(gb for _, gb in wants):,.1f} GB in all")
-    return Check("environments space", ok, f"{'; '.join(parts)}; for {names}")
+    return Finding("environments space", ok, f"{'; '.join(parts)}; for {names}")
 
 
 def pip_cache_dir() -> Path | None:
@@ -741,7 +742,7 @@ def pip_cache_dir() -> Path | None:
     return Path(said.strip()) if ok and said.strip() else None
 
 
-def hub_revision_check(item, token: str | None, endpoint: str | None = None) -> Check:
+def hub_revision_check(item, token: str | None, endpoint: str | None = None) -> Finding:
     """A pinned download's commit is on the hub (``HfApi.model_info`` at that revision)."""
     import httpx2  # huggingface_hub's HTTP client
     from huggingface_hub import HfApi
@@ -758,19 +759,19 @@ def hub_revision_check(item, token: str | None, endpoint: str | None = None) -> 
     try:
         HfApi(endpoint=endpoint, token=token).model_info(item.reference, revision=item.revision)
     except RevisionNotFoundError:
-        return Check(
+        return Finding(
             name, False, f"{where}: the hub has no such revision; pin another commit in models.yaml"
         )
     except GatedRepoError:
         return warning(name, f"{where}: gated, cannot be confirmed without access (see access)")
     except RepositoryNotFoundError:
-        return Check(name, False, f"{where}: no such repository on the hub (or private)")
+        return Finding(name, False, f"{where}: no such repository on the hub (or private)")
     except (httpx2.HTTPError, OSError) as error:  # an HTTP error, no network, hub off
-        return Check(name, False, f"{where}: the hub did not answer ({type(error).__name__})")
-    return Check(name, True, f"{where} is on the hub")
+        return Finding(name, False, f"{where}: the hub did not answer ({type(error).__name__})")
+    return Finding(name, True, f"{where} is on the hub")
 
 
-def hub_revision_checks(grid: Grid) -> list[Check]:
+def hub_revision_checks(grid: Grid) -> list[Finding]:
     """One line per pinned download of the grid."""
     if not grid.downloads:
         return [skipped("hub revisions", "no open model or hub scorer in the grid")]
@@ -797,7 +798,7 @@ def snapshot_template(snapshot: Path) -> tuple[str | None, dict]:
     return template, tokens
 
 
-def template_check(model: str, template: str | None, source: str, options: dict) -> Check:
+def template_check(model: str, template: str | None, source: str, options: dict) -> Finding:
     """The chat template renders every role sequence of our requests (transformers' renderer,
     as vLLM's server uses it); a template that raises on one fails, naming it."""
     from jinja2 import TemplateError
@@ -805,7 +806,7 @@ def template_check(model: str, template: str | None, source: str, options: dict)
 
     name = f"chat template {model}"
     if not template:
-        return Check(name, False, f"none in {source}; set chat_template in models.yaml")
+        return Finding(name, False, f"none in {source}; set chat_template in models.yaml")
     refused = []
     for sequence, messages in ROLE_SEQUENCES.items():
         try:
@@ -818,11 +819,11 @@ def template_check(model: str, template: str | None, source: str, options: dict)
         except (TemplateError, TypeError, ValueError) as error:  # raise_exception, or broken
             refused.append(f"{sequence} ({type(error).__name__}: {error})")
     if refused:
-        return Check(name, False, f"{source} refuses {'; '.join(refused)}"[:MAX_DETAIL])
-    return Check(name, True, f"{source} renders {' and '.join(ROLE_SEQUENCES)}")
+        return Finding(name, False, f"{source} refuses {'; '.join(refused)}"[:MAX_DETAIL])
+    return Finding(name, True, f"{source} renders {' and '.join(ROLE_SEQUENCES)}")
 
 
-def chat_template_checks(grid: Grid) -> list[Check]:
+def chat_template_checks(grid: Grid) -> list[Finding]:
     """The chat template of each downloaded vLLM model (the registry's, else its snapshot's)."""
     if not grid.served:
         return [skipped("chat templates", "no vLLM model in the grid")]
@@ -835,7 +836,7 @@ def chat_template_checks(grid: Grid) -> list[Check]:
         try:
             snapshot = local_weights(manifest).snapshot
         except WeightsError as error:  # files gone from the cache since the download
-            found.append(Check(f"chat template {spec.name}", False, str(error)))
+            found.append(Finding(f"chat template {spec.name}", False, str(error)))
             continue
         template, tokens = snapshot_template(snapshot)
         source = f"{spec.reference} snapshot"
@@ -857,7 +858,7 @@ def node_command(site: dict, partition: str, gpu_type: str, command: list[str]) 
     return [*job_step(site, partition), f"--gres={gres}", *command]
 
 
-def node_check(what: str, where: str, partition: str, answer: tuple[bool, str], parse) -> Check:
+def node_check(what: str, where: str, partition: str, answer: tuple[bool, str], parse) -> Finding:
     """A job step's ``answer`` (run_command's): ``parse(output, where)`` when it ran, a warning
     when the partition had no free node in time (busy), else a failure with SLURM's reason."""
     ok, output = answer
@@ -865,7 +866,7 @@ def node_check(what: str, where: str, partition: str, answer: tuple[bool, str], 
         return parse(output, where)
     if BUSY.search(output):
         return warning(f"{what} ({where})", f"partition {partition} is busy: {output}")
-    return Check(f"{what} ({where})", False, f"partition {partition}: {output}")
+    return Finding(f"{what} ({where})", False, f"partition {partition}: {output}")
 
 
 def on_gpu_nodes(grid: Grid, specs: list[ModelSpec], command: list[str], parse, what: str):
@@ -875,14 +876,14 @@ def on_gpu_nodes(grid: Grid, specs: list[ModelSpec], command: list[str], parse, 
         where = f"{gpu_type or 'GPU'} nodes"
         partition = driver_partition(grid.site, gpu_type)
         if partition is None:
-            found.append(Check(f"{what} ({where})", False, "no partition of the site file"))
+            found.append(Finding(f"{what} ({where})", False, "no partition of the site file"))
             continue
         answer = run_command(node_command(grid.site, partition, gpu_type, command))
         found.append(node_check(what, where, partition, answer, parse))
     return found
 
 
-def glibc_checks(grid: Grid) -> list[Check]:
+def glibc_checks(grid: Grid) -> list[Finding]:
     """glibc where vLLM is installed (this host builds the environments) and where it runs."""
     if not grid.served:
         return [skipped("glibc", "no vLLM model in the grid")]
@@ -894,19 +895,19 @@ def glibc_checks(grid: Grid) -> list[Check]:
     )
 
 
-def conda_checks(grid: Grid) -> list[Check]:
+def conda_checks(grid: Grid) -> list[Finding]:
     """conda's version, and room for the environments and pip's cache, under conda deployment."""
     if grid.conda_prefix is None:
         why = "the run deploys no conda environment (software-deployment-method)"
         return [skipped("conda", why), skipped("environments space", why)]
     ok, said = run_command(["conda", "--version"])
-    version = conda_check(said) if ok else Check("conda", False, f"conda --version: {said}")
+    version = conda_check(said) if ok else Finding("conda", False, f"conda --version: {said}")
     names = {"noveval.yaml", *(inference_env(spec) for spec in grid.specs)}
     env_files = [ENVS_DIR / name for name in sorted(names)]
     return [version, env_space_check(grid.conda_prefix, pip_cache_dir(), env_files)]
 
 
-def driver_checks(grid: Grid) -> list[Check]:
+def driver_checks(grid: Grid) -> list[Finding]:
     """The NVIDIA driver of each GPU type of the grid (a job step on its partition), or of this
     host without SLURM."""
     if not any(gpus(spec) for spec in grid.specs):
@@ -918,10 +919,12 @@ def driver_checks(grid: Grid) -> list[Check]:
         return [skipped("NVIDIA driver", "no SLURM and no nvidia-smi on this host")]
     ok, output = run_command(query)
     where = "this host"
-    return [driver_check(output, where) if ok else Check(f"NVIDIA driver ({where})", False, output)]
+    return [
+        driver_check(output, where) if ok else Finding(f"NVIDIA driver ({where})", False, output)
+    ]
 
 
-def job_limits_checks(grid: Grid) -> list[Check]:
+def job_limits_checks(grid: Grid) -> list[Finding]:
     """Every planned inference job against the partitions as ``sinfo`` reports them."""
     if not grid.planned_jobs:
         return []
@@ -929,7 +932,7 @@ def job_limits_checks(grid: Grid) -> list[Check]:
         return [skipped("job limits", f"no partitions from SLURM here ({grid.sinfo_error})")]
     ok, output = run_command(["sinfo", "--noheader", "--format=%R %l %G %m"])
     if not ok:
-        return [Check("job limits", False, f"sinfo failed: {output}")]
+        return [Finding("job limits", False, f"sinfo failed: {output}")]
     return [job_limits_check(list(grid.planned_jobs), partition_limits(output), grid.site)]
 
 
@@ -955,7 +958,7 @@ def checks(
     conda_prefix: str | Path | None = None,
     planned_jobs: Iterable = (),
     not_runnable: Mapping | None = None,
-) -> list[Check]:
+) -> list[Finding]:
     """Every check of the grid's ``models`` (the registry's names) under ``config``;
     ``conda_prefix``: where Snakemake builds conda environments (None: no conda deployment);
     ``planned_jobs``: every inference job's resources (``noveval.cluster.PlannedJob``);
@@ -1027,24 +1030,24 @@ def preflight(
     planned_jobs: Iterable = (),
     not_runnable: Mapping | None = None,
 ) -> None:
-    """Rule preflight: print every check (and write them to ``log_path``), then fail when any
+    """Rule preflight: print every finding (and write them to ``log_path``), then fail when any
     failed. ``conda_prefix``: where Snakemake builds conda environments (None: no conda
     deployment); ``planned_jobs``: every inference job's resources."""
     found = checks(config, registry, models, os.environ, conda_prefix, planned_jobs, not_runnable)
-    lines = [check.line() for check in found]
+    lines = [finding.line() for finding in found]
     print("\n".join(lines), flush=True)
-    failed = [check.name for check in found if check.ok is False]
+    failed = [finding.name for finding in found if finding.ok is False]
     verdict = (
         f"pre-flight: {len(failed)} failed ({', '.join(failed)})"
         if failed
-        else f"pre-flight: all {len(found)} checks passed"
+        else f"pre-flight: all {len(found)} findings passed"
     )
     if log_path:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
         Path(log_path).write_text("\n".join([*lines, verdict]) + "\n", encoding="utf-8")
     if failed:
         print(verdict, file=sys.stderr)
-        raise PreflightError(f"{len(failed)} pre-flight checks failed: {', '.join(failed)}")
+        raise PreflightError(f"{len(failed)} pre-flight findings failed: {', '.join(failed)}")
     print(verdict, flush=True)
 
 
