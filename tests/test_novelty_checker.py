@@ -20,8 +20,8 @@ from noveval.judges.aggregation import FAILED, TIE
 from noveval.judges.novelty_checker import (
     JOURNAL,
     Backbone,
-    Check,
     Cut,
+    Transcript,
     run_checks,
     verdict_rows,
 )
@@ -330,8 +330,8 @@ def test_the_pipeline_through_the_request_layer_and_a_rerun_repeats_nothing(
 
 
 def test_verdict_rows_sum_every_call_of_an_idea_and_score_no_decision_by_the_rule():
-    decided = Check("a", "idea a", [], category="not novel")
-    undecided = Check("b", "idea b", [], category="unclear")
+    decided = Transcript("a", "idea a", [], category="not novel")
+    undecided = Transcript("b", "idea b", [], category="unclear")
     calls = [
         {"instance_id": "a", "input_tokens": 10, "output_tokens": 2, "cost_usd": 0.5},
         {"instance_id": "a", "input_tokens": 5, "output_tokens": 1, "cost_usd": 0.25},

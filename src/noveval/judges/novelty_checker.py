@@ -127,8 +127,8 @@ class Cut:
 
 
 @dataclass
-class Check:
-    """One idea's way through the checker."""
+class Transcript:
+    """One idea's transcript: its way through the Idea Novelty Checker (transcript.jsonl)."""
 
     instance_id: str
     idea: str
@@ -183,20 +183,20 @@ def run_checks(
     encode: Callable[[list[str]], dict],
     prompts: Prompts | BuiltinPrompts,
     cut: Cut,
-) -> tuple[list[Check], list[dict]]:
-    """Every idea through the checker (pointwise ``instances`` with ``instance_id``, ``ideas``
-    and ``own_titles``), keeping ``cut``'s papers at each stage; returns the checks and every
-    call's journal record with its instance and step."""
+) -> tuple[list[Transcript], list[dict]]:
+    """Every idea (pointwise ``instances``: ``instance_id``, ``ideas``, ``own_titles``) through
+    the checker (``cut``'s papers at each stage): the ideas' transcripts, the calls' records."""
     checks = [
-        Check(i["instance_id"], i["ideas"][0], list(i.get("own_titles") or [])) for i in instances
+        Transcript(i["instance_id"], i["ideas"][0], list(i.get("own_titles") or []))
+        for i in instances
     ]
     calls = []
 
-    def record(check: Check, step: str, found: dict) -> str | None:
+    def record(check: Transcript, step: str, found: dict) -> str | None:
         calls.append({**found, "instance_id": check.instance_id, "step": step})
         return None if found.get("error") else found.get("text")
 
-    def request(backbone: Backbone, check: Check, call: int, messages: list[dict]) -> dict:
+    def request(backbone: Backbone, check: Transcript, call: int, messages: list[dict]) -> dict:
         item = call_item_id(check.instance_id, 0, call)
         return build_request(item, backbone.spec, messages, backbone.decoding)
 
@@ -270,7 +270,7 @@ def run_checks(
     return checks, calls
 
 
-def verdict_rows(checks: list[Check], calls: list[dict], all_failed: str) -> pd.DataFrame:
+def verdict_rows(checks: list[Transcript], calls: list[dict], all_failed: str) -> pd.DataFrame:
     """One row per idea in the judges' verdict columns: the decision (no decision: a tie, or
     wrong with ``all_failed`` 'wrong'), and the totals of every call made for it."""
     rules = Rules(all_failed=all_failed)
@@ -293,8 +293,8 @@ def verdict_rows(checks: list[Check], calls: list[dict], all_failed: str) -> pd.
     return pd.DataFrame(rows)
 
 
-def transcript(check: Check) -> dict:
-    """What one idea's check found and said, for the cell's log."""
+def transcript_line(check: Transcript) -> dict:
+    """One idea's transcript as its line of the cell's transcript.jsonl."""
     keep = ("corpusId", "title", "source", "similarity")
     return {
         "instance_id": check.instance_id,
@@ -396,5 +396,5 @@ def judge_cell(
         frame[key] = value
     write_table(frame[VERDICT_COLUMNS], verdicts_path)
     Path(transcript_path).write_text(
-        "".join(json.dumps(transcript(check), ensure_ascii=False) + "\n" for check in checks)
+        "".join(json.dumps(transcript_line(check), ensure_ascii=False) + "\n" for check in checks)
     )
