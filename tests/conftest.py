@@ -266,9 +266,9 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
         systems={
             "agentic": {"models": ["gpt-5.6-sol"]},
             "ai_scientist": {"models": ["smollm2-135m"], "rounds": 1, "cutoff": "2025-03-01"},
-            "scideator": {"models": ["smollm2-135m"]},
+            "novelty_checker": {"models": ["smollm2-135m"]},
         },
-        scideator={
+        novelty_checker={
             "papers_shown": 3,
             "papers_embedded": 5,
             "rerank_window": 5,

@@ -155,8 +155,9 @@ def spend_table(cache_dir: str | Path, registry, results: str) -> pd.DataFrame:
     return frame.groupby(["model", "track", "provider"], as_index=False)[["calls", "usd"]].sum()
 
 
-# Journals of the judges' dedicated systems (judges.stages.ai_scientist, judges.scideator)
-JUDGE_SYSTEM_JOURNALS = ("judges-", "scideator-")
+# Journals of the judges' dedicated systems (judges.stages.ai_scientist, judges.novelty_checker;
+# scideator-: the Idea Novelty Checker's journals written before its rename)
+JUDGE_SYSTEM_JOURNALS = ("judges-", "novelty_checker-", "scideator-")
 
 
 def journal_track(job: str, prefix: str) -> str:

@@ -244,7 +244,7 @@ CALLING_RULES = {
     "pilot_infer_api",
     "construction_judges_infer",
     "judges_ai_scientist",
-    "judges_scideator",
+    "judges_novelty_checker",
 }
 
 
@@ -260,7 +260,7 @@ def models_to_call(jobs) -> set[str]:
         if job.rule.name not in CALLING_RULES or "model" not in job.wildcards_dict:
             continue
         models.add(job.wildcards_dict["model"])
-        if job.rule.name == "judges_scideator" and job.params.settings.get("reranker"):
+        if job.rule.name == "judges_novelty_checker" and job.params.settings.get("reranker"):
             models.add(job.params.settings["reranker"])
     return models
 

@@ -1,7 +1,7 @@
-"""The authors' own files (prompt sources, templates, protocol) as pinned, checked data.
+"""Upstream files: the authors' code, prompts and data at pinned commits, as checked data.
 
 ``upstream.yaml`` beside this module pins each study's repository, commit and the SHA-256 of every
-file the paper modes read. The workflow fetches them (from GitHub's raw file URL, or from a local
+file paper mode reads. The workflow fetches them (from GitHub's raw file URL, or from a local
 copy laid out like the repository) into ``{results}/downloads/upstream/{study}/{path}``; readers
 take a folder laid out like the repository and check every file's digest before using its text.
 """
@@ -31,12 +31,12 @@ SOURCES = (*STUDIES, "ai_researcher", "openreviewer", "reviewer2", "novelty_chec
 
 
 class UpstreamError(ValueError):
-    """An upstream file that is not pinned, missing, or not the pinned bytes."""
+    """A file that is not an upstream file, is missing, or is not the pinned bytes."""
 
 
 @dataclass(frozen=True)
 class UpstreamFile:
-    """One pinned file of an authors' repository."""
+    """One upstream file: a file of an authors' repository at its pinned commit."""
 
     study: str
     repo: str
@@ -51,7 +51,7 @@ class UpstreamFile:
 
 @cache
 def pinned(study: str) -> dict[str, UpstreamFile]:
-    """Every pinned file of a study, by its path in the authors' repository."""
+    """Every upstream file of a study, by its path in the authors' repository."""
     pins = yaml.safe_load(PINS.read_text())
     if study not in pins:
         raise UpstreamError(f"unknown study '{study}' (pinned: {', '.join(pins)})")
@@ -63,10 +63,10 @@ def pinned(study: str) -> dict[str, UpstreamFile]:
 
 
 def pin(study: str, path: str) -> UpstreamFile:
-    """The pin of one file, or an error naming the study's pinned files."""
+    """The pin of one upstream file, or an error naming it."""
     files = pinned(study)
     if path not in files:
-        raise UpstreamError(f"{study}: '{path}' is not a pinned upstream file")
+        raise UpstreamError(f"{study}: '{path}' is not an upstream file")
     return files[path]
 
 
@@ -114,7 +114,7 @@ class UpstreamSource:
     root: Path
 
     def text(self, path: str) -> str:
-        """The text of a pinned file, after checking its digest; a file that is not UTF-8 is
+        """The text of an upstream file, after checking its digest; a file that is not UTF-8 is
         read as GBK, the encoding of the NovBench authors' other non-UTF-8 files."""
         file = pin(self.study, path)
         location = Path(self.root) / path

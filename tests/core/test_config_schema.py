@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 import yaml
 from conftest import REPO
 from snakemake.utils import validate
@@ -99,7 +100,7 @@ def test_defaults_fill_a_minimal_config():
         "rewrite_model": None,
         "rewrite_max_tokens": 192,
         "retrieval": {"corpus": None, **RETRIEVAL_DEFAULTS},
-        "scideator": {
+        "novelty_checker": {
             "reranker": None,
             "encoder": "all-minilm-l6-v2",
             "prompt": "relaxed",
@@ -139,3 +140,18 @@ def test_the_default_config_keeps_its_values():
     config = validated(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
     assert config["judges"]["motivation"] == {"model": "smollm2-135m", "changes": ["P3", "P4"]}
     assert config["judges"]["retrieval"]["corpus"] == "data/sample/judges/corpus.yaml"
+
+
+def test_the_novelty_checker_s_former_keys_are_errors_naming_the_new_ones():
+    """judges.scideator and judges.systems.scideator were renamed novelty_checker: a config that
+    still says scideator fails validation with the new key in the message, not silently."""
+    for where, key in (("judges", "scideator"), ("systems", "scideator")):
+        config = copy.deepcopy(MINIMAL)
+        section = (
+            config["judges"] if where == "judges" else config["judges"].setdefault("systems", {})
+        )
+        section[key] = {"models": ["smollm2-135m"]}
+        with pytest.raises(Exception, match="novelty_checker") as raised:
+            validated(config)
+        new = "judges.novelty_checker" if where == "judges" else "judges.systems.novelty_checker"
+        assert f"is now {new}" in str(raised.value)

@@ -1,4 +1,4 @@
-"""The authors' pinned files: digests checked on every read and on every fetch."""
+"""Upstream files: digests checked on every read and on every fetch."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from conftest import shared_file
 from noveval import upstream
 
 COPIES = {"novbench": ("novbench", "upstream"), "judges": ("novelty-eval", "upstream")}
-# Pinned files the shared copy does not hold yet (the retrieval change's templates): checked
+# Upstream files the shared copy does not hold yet (the retrieval change's templates): checked
 # where present.
 NOT_YET_SHARED = "src/novelty_eval/retrieval/templates/"
 # The labelled sentences of Appendices A and B: pinned at the authors' repository's data/, held by
@@ -69,5 +69,5 @@ def test_fetch_from_a_copy_checks_the_digest(tmp_path):
 
 
 def test_an_unpinned_path_is_refused():
-    with pytest.raises(upstream.UpstreamError, match="not a pinned upstream file"):
+    with pytest.raises(upstream.UpstreamError, match="not an upstream file"):
         upstream.pin("judges", "src/novelty_eval/other.py")

@@ -1,7 +1,7 @@
 """AI-Scientist's novelty check: the loop's turns on a hand-made transcript.
 
 The round logic is checked with hand-written format strings (not the authors' prompts), so the
-expected messages are written out by hand; the pinned prompts themselves are read from a shared
+expected messages are written out by hand; the upstream prompts themselves are read from a shared
 copy of the Idea Novelty Checker where there is one.
 """
 

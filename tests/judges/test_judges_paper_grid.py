@@ -96,7 +96,7 @@ def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(ca
     assert changes == {"reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "retrieval",
                        "purpose_mechanism", "no_aggregation", "P3+purpose_mechanism",
                        "P4+purpose_mechanism", "P5+purpose_mechanism", "agentic",
-                       "ai_scientist", "scideator"}  # fmt: skip
+                       "ai_scientist", "novelty_checker"}  # fmt: skip
     checks = [cell for cell in grid.cells if cell.change == "ai_scientist"]
     assert not any(cell.batched for cell in checks)  # its own rule, no inference batch
     assert not any(
@@ -184,7 +184,7 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
     # the five runnable backbones' 91 cells each and their 12 retrieval cells (claude-sonnet-4-5
     # is retired), and the agentic judge's one
     assert jobs["judges_download"] == "17" and jobs["judges_verdicts"] == str(5 * (91 + 12) + 1)
-    assert jobs["judges_scideator"] == "4"  # 2 backbones x 2 pointwise files
+    assert jobs["judges_novelty_checker"] == "4"  # 2 backbones x 2 pointwise files
     assert (
         "novelty-eval/gpt-5.6-sol/pointwise/human-plus-generated/standard/agentic/verdicts"
         in planned
@@ -219,14 +219,14 @@ def test_paper_grid_dry_run_lists_every_judge_and_plan_writes_judge_rows(paper_g
     assert set(judges[judges["model"] == "gpt-5.4"]["step"]) == {
         "reference", "P1", "P2", "P3", "P4", "P5", "low_reasoning", "purpose_mechanism",
         "P3+purpose_mechanism", "P4+purpose_mechanism", "P5+purpose_mechanism", "ai_scientist",
-        "retrieval", "scideator",
+        "retrieval", "novelty_checker",
     }  # fmt: skip
-    checker = judges[judges["step"].str.startswith("scideator")].set_index(["model", "step"])
+    checker = judges[judges["step"].str.startswith("novelty_checker")].set_index(["model", "step"])
     assert set(checker.index) == {
-        ("gpt-5.4", "scideator"), ("claude-opus-4-6", "scideator"),
-        ("gpt-5.4-mini", "scideator rerank"),
+        ("gpt-5.4", "novelty_checker"), ("claude-opus-4-6", "novelty_checker"),
+        ("gpt-5.4-mini", "novelty_checker rerank"),
     }  # fmt: skip
-    assert (checker["rule"] == "judges_scideator").all()
+    assert (checker["rule"] == "judges_novelty_checker").all()
     # the AI-Scientist check at its most: 299 + 308 ideas x 10 rounds, one search a round
     check = judges[(judges["model"] == "gpt-5.4") & (judges["step"] == "ai_scientist")].iloc[0]
     assert (check["requests"], check["web_searches"], check["jobs"]) == (6070, 0, 2)

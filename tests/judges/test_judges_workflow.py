@@ -58,7 +58,7 @@ def test_judge_grid_end_to_end(embedded_run):
         "reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"}  # fmt: skip
     assert set(pointwise["change"]) == {
         "reference", "retrieval", "purpose_mechanism", "no_aggregation", "ai_scientist",
-        "agentic", "scideator"}  # fmt: skip
+        "agentic", "novelty_checker"}  # fmt: skip
     assert (pairwise["n_instances"] == 2).all() and (pointwise["n_instances"] == 2).all()
     reference = pairwise.set_index("change").loc["reference"]
     assert reference["n_calls"] == 4 and reference["flip_rate"] == 0
@@ -142,8 +142,8 @@ def test_the_novelty_checker_judges_the_ideas_with_its_calls_counted(embedded_ru
     calls, an idea without a class as failed."""
     out = embedded_run.results / "judges" / "tiny"
     metrics = pd.read_csv(out / "pointwise" / "metrics.csv").set_index("change")
-    checker = metrics.loc["scideator"]
-    cell = out / "smollm2-135m" / "pointwise" / "human-plus-generated" / "scideator"
+    checker = metrics.loc["novelty_checker"]
+    cell = out / "smollm2-135m" / "pointwise" / "human-plus-generated" / "novelty_checker"
     transcript = [json.loads(line) for line in (cell / "transcript.jsonl").read_text().splitlines()]
     assert len(transcript) == 2 and all(len(t["shown"]) <= 3 for t in transcript)
     assert all(len(t["ranked"]) <= 5 for t in transcript)

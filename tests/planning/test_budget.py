@@ -19,10 +19,11 @@ from conftest import (
 )
 from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS
 
-from noveval.budget import PendingJob, check_plan, planned_cost
+from noveval.budget import PendingJob, check_plan, journal_track, planned_cost
 from noveval.chat_requests import build_request
 from noveval.engines.journal import read_records
 from noveval.inference import run_inference
+from noveval.judges.novelty_checker import JOURNAL
 from noveval.ledger import Budget, BudgetExceeded, ledger_spend, record_spend
 from noveval.registry import load_registry
 from noveval.workloads import PlanSettings
@@ -180,3 +181,12 @@ def test_spend_prints_the_journals_cost_per_model_and_track(embedded_run):
     assert rows[MODEL, "novbench"] > 0
     total = float(re.search(r"spent so far: ([\d.]+) USD", printed).group(1))
     assert total == pytest.approx(sum(expected.values()), abs=1e-5)
+
+
+def test_the_novelty_checker_s_journals_count_as_judges_under_either_name():
+    """Its journals are novelty_checker-<setup>; those written as scideator-<setup> before the
+    rename still count in the judges' spend."""
+    prefix = "results__"
+    for job in (f"{JOURNAL}-human-only", "scideator-human-only", "judges-ai_scientist"):
+        assert journal_track(job, prefix) == "judges"
+    assert journal_track("results__novbench__x", prefix) == "novbench"

@@ -20,7 +20,7 @@ import yaml
 from conftest import REPO, write_yaml
 
 from noveval.cluster import api_inference_on_host, api_models_pattern
-from noveval.preflight.check import run_command
+from noveval.preflight.findings import run_command
 from noveval.preflight.network import (
     REACH_SCRIPT,
     provider_network_check,

@@ -245,8 +245,8 @@ def test_paper_grid_dry_run_and_plan_need_no_cluster_file_or_key(paper_grid):
     assert "Semantic Scholar searches" in (paper_grid.plan / "compute_plan.md").read_text()
     # the Idea Novelty Checker: 2 backbones x 2 human setups, on the submitting host; its calls
     # and its reranker's priced, its searches counted
-    assert jobs["judges_scideator"] == "4"
-    checker = table[table["step"].isin(["scideator", "scideator rerank"])]
+    assert jobs["judges_novelty_checker"] == "4"
+    checker = table[table["step"].isin(["novelty_checker", "novelty_checker rerank"])]
     assert set(checker["model"]) == {"claude-opus-4-6", "gpt-5.4", "gpt-5.4-mini"}
     assert (checker["api_cost_usd"] > 0).all()
     assert "Idea Novelty Checker: about" in (paper_grid.plan / "compute_plan.md").read_text()
@@ -305,7 +305,7 @@ def test_plan_counts_the_jobs_of_the_dry_run_per_rule_and_model(grid, request):
         "infer",
         "infer_api",
         "novbench_score",
-        "judges_scideator",
+        "judges_novelty_checker",
     }
     table = pd.read_csv(planned.plan / "compute_plan.csv")
     seventy = table[(table["model"] == "deepseek-r1-distill-llama-70b") & (table["jobs"] > 0)]
@@ -450,13 +450,13 @@ def test_the_novelty_checker_is_priced_per_idea_with_its_reranker_apart():
     9 RankGPT windows each on gpt-5.4-mini (7,400 prompt tokens a window), outputs at the plan's
     assumption; the published cost (the whole system's) calibrates neither."""
     cell = {"dataset": "d", "model": "gpt-5.4", "format": "pointwise", "setup": "s"}
-    cell["change"] = "scideator"
+    cell["change"] = "novelty_checker"
     settings = PlanSettings()
     checker, reranker = checker_workloads(cell, 100, paper_config()["judges"], REGISTRY, settings)
     assert (checker.model, checker.calls, checker.input_tokens) == ("gpt-5.4", 300, 500_000)
     assert (reranker.model, reranker.step, reranker.calls) == (
         "gpt-5.4-mini",
-        "scideator rerank",
+        "novelty_checker rerank",
         900,
     )
     assert reranker.input_tokens == 900 * 7400

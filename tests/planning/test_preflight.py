@@ -18,7 +18,6 @@ from loopback_hub import LoopbackHub, Repository
 from snakemake.utils import update_config
 
 from noveval.preflight.access import api_key_checks, gated_check, hub_token
-from noveval.preflight.check import Check, skipped, warning
 from noveval.preflight.conda import (
     ENV_SIZES_GB,
     ENVS_DIR,
@@ -26,6 +25,7 @@ from noveval.preflight.conda import (
     conda_checks,
     env_space_check,
 )
+from noveval.preflight.findings import Finding, skipped, warning
 from noveval.preflight.grid import Grid, hub_scorers
 from noveval.preflight.nodes import (
     MIN_DRIVER,
@@ -54,19 +54,19 @@ SITE = {
 
 
 def test_check_lines():
-    assert Check("site file", True, "x.yaml").line() == "OK    site file: x.yaml"
-    assert Check("key K", False, "not set").line() == "FAIL  key K: not set"
-    assert Check("NVIDIA driver", None, "no GPU").line() == "SKIP  NVIDIA driver: no GPU"
+    assert Finding("site file", True, "x.yaml").line() == "OK    site file: x.yaml"
+    assert Finding("key K", False, "not set").line() == "FAIL  key K: not set"
+    assert Finding("NVIDIA driver", None, "no GPU").line() == "SKIP  NVIDIA driver: no GPU"
     assert warning("hub x", "gated").line() == "WARN  hub x: gated"
     assert warning("hub x", "gated").ok is True  # a warning fails nothing
-    assert skipped("glibc", "no vLLM model") == Check("glibc", None, "no vLLM model")
+    assert skipped("glibc", "no vLLM model") == Finding("glibc", None, "no vLLM model")
 
 
 def test_site_file_check(tmp_path):
     good = tmp_path / "site.yaml"
     good.write_text("partitions:\n  cpu: {max_gpu: 0}\n  gpu: {max_gpu: 2}\n")
     check, site = site_file_check(good)
-    assert check == Check("site file", True, f"{good} (2 partitions)")
+    assert check == Finding("site file", True, f"{good} (2 partitions)")
     assert set(site["partitions"]) == {"cpu", "gpu"}
     assert site_file_check(tmp_path / "none.yaml")[0].ok is False
     (tmp_path / "empty.yaml").write_text("account: null\n")
@@ -88,8 +88,8 @@ def test_sinfo_answer_gives_partitions_and_gpu_types():
 def test_partitions_and_gpu_types_against_slurm():
     known = {"cpu": set(), "gpu-a100": {"a100"}, "gpu-h100": {"h100"}}
     names, types = partition_checks(SITE, known, {"a100", "h100"})
-    assert names == Check("partitions", True, "cpu, gpu-a100, gpu-h100 known to SLURM")
-    assert types == Check("GPU types", True, "grid needs a100, h100; SLURM offers them")
+    assert names == Finding("partitions", True, "cpu, gpu-a100, gpu-h100 known to SLURM")
+    assert types == Finding("GPU types", True, "grid needs a100, h100; SLURM offers them")
 
     # A partition SLURM does not have; one whose nodes carry another GPU; a GPU type no
     # partition of the site file offers.
@@ -114,7 +114,7 @@ def test_weights_cache_writable_with_room(tmp_path):
     assert too_big.ok is False and "1,000,000,000.0 GB of weights to download" in too_big.detail
     # /proc takes no new file, not even from root.
     unwritable = weights_cache_check(Path("/proc/weights"), missing_gb=0)
-    assert unwritable == Check(
+    assert unwritable == Finding(
         "weights cache", False, "/proc/weights: not writable (No such file or directory)"
     )
 
@@ -128,7 +128,7 @@ def test_every_download_of_the_grid_is_pinned_or_named():
     assert [scorer.name for scorer in scorers] == ["spiced", "distilgpt2", "specter2-base"]
     judges_only = hub_scorers(config, REGISTRY, ["gpt-5.4"])  # no NovBench model: no scoring
     assert [scorer.name for scorer in judges_only] == ["specter2-base"]
-    config["judges"]["systems"].pop("scideator")
+    config["judges"]["systems"].pop("novelty_checker")
     assert hub_scorers(config, REGISTRY, ["gpt-5.4"]) == []
     downloads = [REGISTRY.model(name) for name in models if REGISTRY.model(name).engine == "vllm"]
     downloads += scorers
@@ -138,7 +138,7 @@ def test_every_download_of_the_grid_is_pinned_or_named():
     for item in downloads:  # each unpinned one named with its repository, no pinned one
         assert (f"{item.name} ({item.reference})" in check.detail) is (item in unpinned)
     pinned = [replace(item, revision="0" * 40) for item in downloads]
-    assert pinned_check(pinned, False) == Check(
+    assert pinned_check(pinned, False) == Finding(
         "revisions", True, "every open model and hub scorer of the grid is pinned"
     )
     one = [replace(downloads[0], revision=None)]
@@ -151,14 +151,14 @@ def test_every_download_of_the_grid_is_pinned_or_named():
     assert pinned_check(one, True).ok is False
     assert pinned_check(one, "lock").ok is True
     locked = {one[0].name: {"repository": one[0].reference, "commit": "c" * 40}}
-    assert pinned_check(one, False, locked) == Check(
+    assert pinned_check(one, False, locked) == Finding(
         "revisions", True, f"0 pinned; locked: {one[0].name}@{'c' * 12} (the lock file's commits)"
     )
 
 
 def test_gated_model_without_token(tmp_path):
     check = gated_check("cyclereviewer-8b", "WestlakeNLP/CycleReviewer-ML-Llama-3.1-8B", None)
-    assert check == Check(
+    assert check == Finding(
         "access cyclereviewer-8b",
         False,
         "WestlakeNLP/CycleReviewer-ML-Llama-3.1-8B is gated: no Hugging Face token "
@@ -193,7 +193,7 @@ def test_one_line_per_api_key_of_the_grid():
 def test_driver_version_against_vllm_cuda():
     assert MIN_DRIVER == "580.65.06"
     newer = driver_check("580.95.05\n580.65.06\n", "this host")
-    assert newer == Check(
+    assert newer == Finding(
         "NVIDIA driver (this host)", True, "580.65.06 (vLLM's CUDA 13.0 needs >= 580.65.06)"
     )
     older = driver_check("570.172.08\n", "a100 nodes")
@@ -218,10 +218,10 @@ def test_hosted_models_are_looked_up_and_a_retired_one_names_its_published_cells
     env = {"ANTHROPIC_API_KEY": "sk-loopback", "OPENAI_API_KEY": "sk-loopback"}
     for name in ("claude-opus-4-6", "gpt-5.4"):
         spec = pointed(name, loopback)
-        assert served_check(spec, env) == Check(
+        assert served_check(spec, env) == Finding(
             f"model {name}", True, f"{spec.reference} is served"
         )
-    assert served_check(pointed("claude-opus-4-5", loopback), env) == Check(
+    assert served_check(pointed("claude-opus-4-5", loopback), env) == Finding(
         "model claude-opus-4-5",
         True,
         "claude-opus-4-5-20251101 is served, deprecated: retires on 2027-01-22",
@@ -265,7 +265,7 @@ def test_a_model_the_provider_does_not_know_answers_not_found(loopback):
 
 def test_a_lookup_that_cannot_be_made_names_the_model_and_the_key():
     spec = REGISTRY.model("claude-opus-4-6")
-    assert served_check(spec, {}) == Check(
+    assert served_check(spec, {}) == Finding(
         "model claude-opus-4-6",
         False,
         "claude-opus-4-6: the lookup cannot be made: ANTHROPIC_API_KEY is not set "
@@ -313,21 +313,21 @@ def grid(tmp_path: Path, models: list[str], registry=REGISTRY, **settings) -> Gr
 
 def test_glibc_against_vllm_wheels():
     need = "vLLM 0.33's llguidance wheels need glibc >= 2.31"
-    assert glibc_check("glibc 2.28", "a100 nodes") == Check(
+    assert glibc_check("glibc 2.28", "a100 nodes") == Finding(
         "glibc (a100 nodes)", False, f"2.28 ({need})"
     )  # RHEL 8
-    assert glibc_check("glibc 2.31\n", "this host") == Check(
+    assert glibc_check("glibc 2.31\n", "this host") == Finding(
         "glibc (this host)", True, f"2.31 ({need})"
     )
     assert glibc_check("glibc 2.36", "this host").ok is True
-    assert glibc_check("", "this host") == Check(
+    assert glibc_check("", "this host") == Finding(
         "glibc (this host)", False, "no glibc version in ''"
     )
 
 
 def test_glibc_is_checked_only_for_vllm_models(tmp_path):
     assert glibc_checks(grid(tmp_path, ["smollm2-135m", "gpt-4o"])) == [
-        Check("glibc", None, "no vLLM model in the grid")
+        Finding("glibc", None, "no vLLM model in the grid")
     ]
     import platform
 
@@ -337,14 +337,14 @@ def test_glibc_is_checked_only_for_vllm_models(tmp_path):
 
 def test_conda_version_against_snakemake_minimum(tmp_path):
     need = "Snakemake's conda deployment needs >= 24.7.1"
-    assert conda_check("conda 24.7.1\n") == Check("conda", True, f"24.7.1 ({need})")
-    assert conda_check("conda 23.11.0") == Check("conda", False, f"23.11.0 ({need})")
+    assert conda_check("conda 24.7.1\n") == Finding("conda", True, f"24.7.1 ({need})")
+    assert conda_check("conda 23.11.0") == Finding("conda", False, f"23.11.0 ({need})")
     assert conda_check("conda 25.11.1").ok is True
-    assert conda_check("") == Check("conda", False, "no version in `conda --version`: ''")
+    assert conda_check("") == Finding("conda", False, "no version in `conda --version`: ''")
     why = "the run deploys no conda environment (software-deployment-method)"
     assert conda_checks(grid(tmp_path, ["qwen3-8b"])) == [
-        Check("conda", None, why),
-        Check("environments space", None, why),
+        Finding("conda", None, why),
+        Finding("environments space", None, why),
     ]
 
 
@@ -384,7 +384,7 @@ def test_room_for_the_conda_environments_not_built_yet(tmp_path):
     one = env_space_check(prefix, None, env_files)
     assert one.detail.endswith("GB free, 14.0 GB to write; for inference-vllm.yaml")
     (prefix / "3d4e5f.env_setup_done").touch()
-    assert env_space_check(prefix, pip_cache, env_files) == Check(
+    assert env_space_check(prefix, pip_cache, env_files) == Finding(
         "environments space", True, f"every environment is built in {prefix}"
     )
 
@@ -406,50 +406,50 @@ def test_each_pinned_commit_is_on_the_hub():
     }
     with LoopbackHub(repositories) as hub:
 
-        def check(reference: str, revision: str | None) -> Check:
+        def check(reference: str, revision: str | None) -> Finding:
             item = replace(spec, reference=reference, revision=revision)
             return hub_revision_check(item, None, endpoint=hub.endpoint)
 
-        assert check("org/tiny", COMMIT) == Check(
+        assert check("org/tiny", COMMIT) == Finding(
             "hub qwen3-8b", True, f"org/tiny@{COMMIT} is on the hub"
         )
         assert hub.requests == [("GET", f"/api/models/org/tiny/revision/{COMMIT}")]
-        assert check("org/tiny", "b" * 40) == Check(
+        assert check("org/tiny", "b" * 40) == Finding(
             "hub qwen3-8b",
             False,
             f"org/tiny@{'b' * 40}: the hub has no such revision; pin another commit in models.yaml",
         )
-        assert check("org/gone", COMMIT) == Check(
+        assert check("org/gone", COMMIT) == Finding(
             "hub qwen3-8b", False, f"org/gone@{COMMIT}: no such repository on the hub (or private)"
         )
         assert check("org/gated", COMMIT).line() == (
             f"WARN  hub qwen3-8b: org/gated@{COMMIT}: gated, cannot be confirmed without access "
             "(see access)"
         )
-        assert check("org/tiny", None) == Check(
+        assert check("org/tiny", None) == Finding(
             "hub qwen3-8b", None, "org/tiny has no pinned revision (see revisions)"
         )
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     item = replace(spec, reference="org/tiny", revision=COMMIT)
-    assert hub_revision_check(item, None, endpoint=f"http://127.0.0.1:{port}") == Check(
+    assert hub_revision_check(item, None, endpoint=f"http://127.0.0.1:{port}") == Finding(
         "hub qwen3-8b", False, f"org/tiny@{COMMIT}: the hub did not answer (ConnectError)"
     )
 
 
 def test_a_chat_template_that_rejects_the_system_role_fails():
     check = template_check("gemma-like", REJECTS_SYSTEM, "org/tiny snapshot", {"bos_token": "<b>"})
-    assert check == Check(
+    assert check == Finding(
         "chat template gemma-like",
         False,
         "org/tiny snapshot refuses system+user (TemplateError: System role not supported)",
     )
     accepts = REJECTS_SYSTEM.replace("raise_exception('System role not supported')", "''")
-    assert template_check("any", accepts, "x", {}) == Check(
+    assert template_check("any", accepts, "x", {}) == Finding(
         "chat template any", True, "x renders system+user and user only"
     )
-    assert template_check("bare", None, "org/bare snapshot", {}) == Check(
+    assert template_check("bare", None, "org/bare snapshot", {}) == Finding(
         "chat template bare", False, "none in org/bare snapshot; set chat_template in models.yaml"
     )
     broken = template_check("broken", "{% for m in messages %}", "x", {})
@@ -504,7 +504,7 @@ def test_chat_templates_of_the_downloaded_models(tmp_path):
         "after)",
     ]
     assert chat_template_checks(grid(tmp_path, ["gpt-4o"])) == [
-        Check("chat templates", None, "no vLLM model in the grid")
+        Finding("chat templates", None, "no vLLM model in the grid")
     ]
     # a snapshot whose files left the cache since the download
     (tmp_path / "hub" / "tiny-vllm" / "snapshots" / COMMIT / "tokenizer_config.json").unlink()
@@ -534,7 +534,7 @@ def test_a_busy_partition_is_a_warning_a_refused_step_a_failure():
     refused = (
         "srun: error: Unable to allocate resources: Requested node configuration is not available"
     )
-    assert node_check("glibc", "h100 nodes", "gpu", (False, refused), glibc_check) == Check(
+    assert node_check("glibc", "h100 nodes", "gpu", (False, refused), glibc_check) == Finding(
         "glibc (h100 nodes)", False, f"partition gpu: {refused}"
     )
     ran = node_check("NVIDIA driver", "a100 nodes", "gpu", (True, "580.95.05\n"), driver_check)

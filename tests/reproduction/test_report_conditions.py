@@ -265,18 +265,18 @@ def test_the_checker_rows_differ_from_the_paper_in_embedder_and_window_order():
         REPO / "workflow" / "schemas" / "config.schema.yaml",
         REPO / "config" / "models.yaml",
     )
-    paper = paper_conditions(*files, schema, registry)["judges"]["scideator"]
+    paper = paper_conditions(*files, schema, registry)["judges"]["novelty_checker"]
     ours = conditions(paper_config(*files, schema), load_registry(registry))
     assert paper["encoder"] == AUTHORS_CHECKER_ENCODER
-    assert ours["judges"]["scideator"] == {
+    assert ours["judges"]["novelty_checker"] == {
         "encoder": "allenai/specter2_base",
         "reranker": load_registry(registry).model("gpt-5.4-mini").wire(),
         "windows": CHECKER_WINDOWS,
     }
-    found = differences(ours["judges"]["scideator"], paper)
+    found = differences(ours["judges"]["novelty_checker"], paper)
     assert len(found) == 2 and found[0].startswith("encoder allenai/specter2_base (paper: ")
     config = yaml.safe_load(files[0].read_text())
-    assert conditions(config, load_registry(registry))["judges"]["scideator"] == {}
+    assert conditions(config, load_registry(registry))["judges"]["novelty_checker"] == {}
 
 
 def test_summary_counts_every_table_and_names_the_largest_differences():

@@ -1,6 +1,6 @@
 """The package's layers: imports run one way, with no circle, and modules stay small.
 
-From the bottom: a small core (files, logs, templates, provenance, pinned files, downloads, the
+From the bottom: a small core (files, logs, templates, provenance, upstream files, downloads, the
 registry, the site file, answer reading shared by the tracks, the published numbers), then
 inference and the literature search, then the tracks and the construction of their benchmarks,
 then planning, the cluster, preflight, the pilot and the reproduction report, and on top the

@@ -2,7 +2,7 @@
 from noveval.judges import authors as judge_authors
 from noveval.weights import scorer_weights_inputs
 
-# The paper mode: the authors' files (rule upstream_file), their verdict format and tie rules.
+# Paper mode: the upstream files (rule upstream_file), their verdict format and tie rules.
 JUDGE_BLOCKLIST = (
     [f"{JUDGE_UPSTREAM}/{judge_authors.BLOCKLIST}"]
     if config["judges"]["blocklist"]

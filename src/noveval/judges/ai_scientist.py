@@ -4,7 +4,7 @@ Semantic Scholar or decides.
 The authors vendored it from the Idea Novelty Checker: its prompts (upstream source
 ``novelty_checker``) are the AI-Scientist original's with the task description and experiment
 code cut, and the line that shows one found paper is their ``check_novelty.py``'s (upstream
-``judges``); both are read from the pinned files. Round r's call holds the system message, every
+``judges``); both are read from the upstream files. Round r's call holds the system message, every
 earlier round's message and answer, and round r's message (the idea and the last search's
 results). An answer that holds "decision made: novel" or "decision made: not novel" (any case)
 ends the loop with that decision; otherwise the "Query" of its JSON (between json code markers,

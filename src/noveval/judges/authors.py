@@ -35,7 +35,7 @@ _SHORT = {
     "P5": "ai_researcher_prompts/pairwise_ai_researcher_comparative.jinja2",
 }
 TEMPLATE_FILES = sorted({*_FULL, *_NO_CRITERIA, *_SHORT.values()})
-# Every pinned file the judge requests of the paper mode read.
+# Every upstream file the judge requests of paper mode read.
 FILES = [JUDGE, ABLATIONS, *(TEMPLATES + name for name in TEMPLATE_FILES)]
 
 

@@ -35,7 +35,9 @@ ON_OTHER_FORMATS = tuple(change for change in CONTROLLED if change != "retrieval
 # the system's): the agentic judge searches the web through the Responses API's hosted tool.
 SYSTEM_APIS = {"agentic": "responses"}  # the API a system's backbone must speak
 SYSTEM_FORMAT = "pointwise"  # the authors ran the systems on the pointwise files
-OWN_RULE = ("scideator",)  # systems judged by a rule of their own: no requests, no inference batch
+OWN_RULE = (
+    "novelty_checker",
+)  # systems judged by a rule of their own: no requests, no inference batch
 PAIRWISE_ONLY = ("P3", "P4", "P5")
 DERIVED = ("no_aggregation",)  # computed from the reference run's responses: no requests
 # systems whose calls depend on earlier answers: run round by round by their own rule

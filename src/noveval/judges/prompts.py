@@ -13,9 +13,9 @@ from noveval.registry import ModelSpec
 from noveval.templates import render
 
 # judges built for novelty (config judges.systems): the agentic judge decides in one call; the
-# AI-Scientist check in rounds of its own rule (noveval.judges.ai_scientist); the Scideator
-# checker in many calls of its own rule (noveval.judges.scideator)
-SYSTEMS = ("agentic", "ai_scientist", "scideator")
+# AI-Scientist check in rounds of its own rule (noveval.judges.ai_scientist); the Idea
+# Novelty Checker in many calls of its own rule (noveval.judges.novelty_checker)
+SYSTEMS = ("agentic", "ai_scientist", "novelty_checker")
 
 # What each prompt change renders: (template, template variables).
 PROMPTS = {

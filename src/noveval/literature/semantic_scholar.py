@@ -71,7 +71,7 @@ def api_key_from_environment() -> str | None:
 
 # The rules whose jobs search Semantic Scholar: the retrieval change's related work and the two
 # dedicated judges that search while they judge.
-SEARCHING_RULES = {"judges_related", "judges_ai_scientist", "judges_scideator"}
+SEARCHING_RULES = {"judges_related", "judges_ai_scientist", "judges_novelty_checker"}
 
 
 def require_api_key(settings: dict, searching: list[str]) -> None:

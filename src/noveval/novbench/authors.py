@@ -7,10 +7,10 @@ The SEA scripts add a constant system message, read from their ``messages`` list
 
 The reviewer-model scripts (CycleReviewer, DeepReviewer) pass their prompt as ``custom_prompt`` to
 the ``ai_researcher`` library with the paper's sentences apart. The library's system prompt (of
-the review mode the script asks for) and its sampling parameters are read out of its pinned file
+the review mode the script asks for) and its sampling parameters are read out of its upstream file
 (:func:`library_call`); the user message is the script's prompt followed by the sentences.
 Llama-OpenReviewer and Reviewer2 have no script: their model card's prompt format (read out of
-the pinned file the card points to, :func:`card_format`) wraps the open models' prompt.
+the upstream file the card points to, :func:`card_format`) wraps the open models' prompt.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def library_of(spec: ModelSpec) -> dict | None:
 
 def library_call(root: str | Path, library: dict) -> LibraryCall:
     """The system prompt and sampling parameters of ``library`` (an entry of ``libraries``),
-    read from its pinned file under ``root`` (digest checked)."""
+    read from its upstream file under ``root`` (digest checked)."""
     path = library["path"]
     source = UpstreamSource(LIBRARY, Path(root)).text(path)
     return _library_call(source, path, library["class"], library.get("mode"))
@@ -290,7 +290,7 @@ def card_of(spec: ModelSpec) -> dict | None:
 
 
 def card_format(root: str | Path, card: dict) -> CardFormat:
-    """The prompt format of ``card``, read from its pinned file under ``root`` (digest checked)."""
+    """The prompt format of ``card``, read from its upstream file in ``root`` (digest checked)."""
     formats = {"system_user_templates": _system_user_templates, "llama2_inst": _llama2_inst}
     if card["format"] not in formats:
         raise ValueError(f"card format '{card['format']}' is unknown (known: {', '.join(formats)})")

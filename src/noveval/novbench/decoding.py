@@ -41,7 +41,7 @@ def check_mode(decoding: dict) -> str:
 
 
 def needs_generation_config(spec: ModelSpec, decoding: dict, library_sampled: bool = False) -> bool:
-    """Whether requests of ``spec`` follow its generation config (authors mode, open models
+    """Whether requests of ``spec`` follow its generation config (paper mode, open models
     whose sampling no reviewer library sets: ``library_sampled``)."""
     return check_mode(decoding) == "authors" and needs_weights(spec) and not library_sampled
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from noveval.construction.judge_plan import construction_workloads
 from noveval.construction.novbench_plan import construction_note, novbench_construction_workloads
-from noveval.judges import scideator
+from noveval.judges import novelty_checker
 from noveval.judges.authors import FILES as AUTHORS_FILES
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import calibrate
@@ -146,7 +146,7 @@ def compute_plan(
         checked = sum(w.papers for w in judge_workloads if w.step in OWN_RULE)
         if checked:
             rate = ((literature or {}).get("semantic_scholar") or {}).get("requests_per_second", 1)
-            checker_searches = literature_searches(checked, scideator.PLANNED_SEARCHES, rate)
+            checker_searches = literature_searches(checked, novelty_checker.PLANNED_SEARCHES, rate)
     if construction:
         workloads += construction_workloads(
             construction, decoding, registry, upstream_root, settings

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.batches import CELLS
-from noveval.judges import ai_scientist, scideator
+from noveval.judges import ai_scientist, novelty_checker
 from noveval.judges import instances as judge_instances
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.calibration import Calibration
@@ -155,17 +155,17 @@ def ai_scientist_workload(
     )
 
 
-CHECKER_BATCH = "scideator"  # the Idea Novelty Checker's calls: a rule of its own, no batch
+CHECKER_BATCH = "novelty_checker"  # the Idea Novelty Checker's calls: a rule of its own, no batch
 
 
 def checker_workloads(
     cell: dict, count: int, judges: dict, registry: Registry, settings: PlanSettings
 ) -> list[Workload]:
     """The Idea Novelty Checker's calls for a cell's ``count`` ideas: keywords, facets and the
-    verdict on the cell's model, RankGPT's windows on the reranker (noveval.judges.scideator's
+    verdict on the cell's model, RankGPT's windows on the reranker (noveval.judges.novelty_checker's
     planning assumptions)."""
-    section = judges["scideator"]
-    tokens, windows = scideator.PLANNED_PROMPT_TOKENS, scideator.PLANNED_WINDOWS
+    section = judges["novelty_checker"]
+    tokens, windows = novelty_checker.PLANNED_PROMPT_TOKENS, novelty_checker.PLANNED_WINDOWS
     steps = (  # model, step, calls and prompt tokens per idea, decoding
         (cell["model"], cell["change"], 3, tokens["checker"], section["decoding"]),
         (

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from noveval.batches import SEARCH_CONTRIBUTIONS, SEARCH_QUERIES
-from noveval.judges import ai_scientist, scideator
+from noveval.judges import ai_scientist, novelty_checker
 from noveval.judges import instances as judge_instances
 from noveval.judges.cells import LOOPED
 from noveval.literature.assisted_search import AUTHORS_FILES as SEARCH_TEMPLATES
@@ -49,8 +49,8 @@ def checker_note(searches: LiteratureSearches) -> str:
     """The plan's line on the Idea Novelty Checker's searches."""
     return (
         f"Idea Novelty Checker: about {searches.searches:,} Semantic Scholar requests for "
-        f"{searches.ideas:,} checks of an idea ({scideator.PLANNED_SEARCHES} each: 9 keyword and "
-        f"title searches assumed, the snippet search and its papers' batch), about "
+        f"{searches.ideas:,} checks of an idea ({novelty_checker.PLANNED_SEARCHES} each: 9 "
+        f"keyword and title searches assumed, the snippet search and its papers' batch), about "
         f"{searches.hours:.1f} h at the API's rate (cached: a rerun makes none)."
     )
 

@@ -42,8 +42,8 @@ PLAN_COLUMNS = [
 RULES = {
     "construction": "construction_judges_infer",
     "ai_scientist": "judges_ai_scientist",
-    "scideator": "judges_scideator",
-    "scideator rerank": "judges_scideator",
+    "novelty_checker": "judges_novelty_checker",
+    "novelty_checker rerank": "judges_novelty_checker",
 }
 
 

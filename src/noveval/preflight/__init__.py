@@ -9,7 +9,7 @@ key, that each hosted model is still served (the provider's model lookup; a reti
 with the published numbers it can no longer reproduce), each configured substitution of a model,
 glibc where vLLM is installed and runs, conda and the disk its environments take (under conda
 deployment), the NVIDIA driver of each GPU type of the grid, and that every planned inference job
-fits a partition. It prints one line per check (OK, WARN, FAIL, or SKIP with why) and fails after
-the last one when any failed. The checks are registered in
-``noveval.preflight.run.CHECKS``, one module per concern.
+fits a partition. Each check reports findings (``noveval.preflight.findings.Finding``), one line
+each (OK, WARN, FAIL, or SKIP with why), and the rule fails after the last one when any failed.
+The checks are registered in ``noveval.preflight.run.CHECKS``, one module per concern.
 """

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from noveval.literature.semantic_scholar import API_KEY_ENV as S2_API_KEY_ENV
-from noveval.preflight.check import Check, skipped
+from noveval.preflight.findings import Finding, skipped
 from noveval.preflight.grid import Grid
 from noveval.preflight.network import provider_network_check
 from noveval.preflight.served import not_runnable_checks, served_check, substitution_checks
@@ -24,11 +24,11 @@ def hub_token(env: Mapping[str, str]) -> str | None:
     return token_file.read_text().strip() or None
 
 
-def gated_check(model: str, repo_id: str, token: str | None) -> Check:
+def gated_check(model: str, repo_id: str, token: str | None) -> Finding:
     """A gated model: a token, and the hub's word that it grants access (licence accepted)."""
     name = f"access {model}"
     if not token:
-        return Check(
+        return Finding(
             name, False, f"{repo_id} is gated: no Hugging Face token (HF_TOKEN or `hf auth login`)"
         )
     from huggingface_hub import auth_check
@@ -37,10 +37,10 @@ def gated_check(model: str, repo_id: str, token: str | None) -> Check:
     try:
         auth_check(repo_id, token=token)
     except GatedRepoError:
-        return Check(name, False, f"{repo_id}: the token has no access; accept the licence")
+        return Finding(name, False, f"{repo_id}: the token has no access; accept the licence")
     except (HfHubHTTPError, OSError) as error:
-        return Check(name, False, f"{repo_id}: the hub did not confirm access ({error})")
-    return Check(name, True, f"{repo_id}: the token has access")
+        return Finding(name, False, f"{repo_id}: the hub did not confirm access ({error})")
+    return Finding(name, True, f"{repo_id}: the token has access")
 
 
 def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, str]) -> list:
@@ -51,7 +51,7 @@ def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, 
         if spec.engine == "api":
             users.setdefault(spec.api_key_env, []).append(name)
     return [
-        Check(
+        Finding(
             f"key {variable}",
             bool(env.get(variable)),
             f"{'set' if env.get(variable) else 'not set'}, for {', '.join(names)}",
@@ -60,13 +60,13 @@ def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, 
     ]
 
 
-def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Check:
+def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Finding:
     """The Semantic Scholar key (``S2_API_KEY``) when the grid searches the literature."""
     name = f"key {S2_API_KEY_ENV}"
     if not needed:
         return skipped(name, "no literature search in the grid")
     found = bool(env.get(S2_API_KEY_ENV))
-    return Check(
+    return Finding(
         name,
         found,
         f"{'set' if found else 'not set'}, for Semantic Scholar (judges.retrieval.search, the "
@@ -81,10 +81,10 @@ def searches_literature(config: dict) -> bool:
     judges = config.get("judges") or {}
     search = (judges.get("retrieval") or {}).get("search")
     retrieval = "retrieval" in (judges.get("changes") or []) and search == "semantic_scholar"
-    return retrieval or bool({"ai_scientist", "scideator"} & set(judges.get("systems") or {}))
+    return retrieval or bool({"ai_scientist", "novelty_checker"} & set(judges.get("systems") or {}))
 
 
-def access_checks(grid: Grid) -> list[Check]:
+def access_checks(grid: Grid) -> list[Finding]:
     """Hub access to gated models, API keys, hosted models still served, substitutions."""
     token = hub_token(grid.env)
     found = [gated_check(s.name, s.reference, token) for s in grid.specs if s.gated]

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from noveval.cluster import inference_env
-from noveval.preflight.check import Check, run_command, skipped
+from noveval.preflight.findings import Finding, run_command, skipped
 from noveval.preflight.grid import Grid
 
 # What each conda environment takes (GB): the environment's folder under the conda prefix, and
@@ -20,7 +20,7 @@ ENV_SIZES_GB = {"noveval.yaml": (3.0, 1.0), "inference-vllm.yaml": (14.0, 6.0)}
 ENVS_DIR = Path(__file__).resolve().parents[3] / "workflow" / "envs"
 
 
-def conda_check(version_output: str) -> Check:
+def conda_check(version_output: str) -> Finding:
     """``conda --version`` against the oldest conda Snakemake deploys environments with."""
     from packaging.version import InvalidVersion, Version
     from snakemake.deployment.conda import MIN_CONDA_VER
@@ -29,9 +29,9 @@ def conda_check(version_output: str) -> Check:
     try:
         version = Version(said.split()[-1])
     except (IndexError, InvalidVersion):
-        return Check("conda", False, f"no version in `conda --version`: {said!r}")
+        return Finding("conda", False, f"no version in `conda --version`: {said!r}")
     need = f"Snakemake's conda deployment needs >= {MIN_CONDA_VER}"
-    return Check("conda", version >= Version(MIN_CONDA_VER), f"{version} ({need})")
+    return Finding("conda", version >= Version(MIN_CONDA_VER), f"{version} ({need})")
 
 
 def built(prefix: Path, env_file: Path) -> bool:
@@ -53,12 +53,12 @@ def env_space_check(
     pip_cache: Path | None,
     env_files: Iterable[Path],
     sizes: Mapping[str, tuple[float, float]] = ENV_SIZES_GB,
-) -> Check:
+) -> Finding:
     """Room for the environments not built yet: their folders under the conda prefix and their
     wheels in pip's cache (None: caching is off), summed per file system."""
     to_build = [path for path in env_files if not built(prefix, path)]
     if not to_build:
-        return Check("environments space", True, f"every environment is built in {prefix}")
+        return Finding("environments space", True, f"every environment is built in {prefix}")
     wants = [(prefix, sum(sizes[path.name][0] for path in to_build))]
     if pip_cache is not None:
         wants.append((pip_cache, sum(sizes[path.name][1] for path in to_build)))
@@ -76,7 +76,7 @@ def env_space_check(
     names = ", ".join(path.name for path in to_build)
     if len(needed) < len(wants):
         parts.append(f"one file system: {sum(gb for _, gb in wants):,.1f} GB in all")
-    return Check("environments space", ok, f"{'; '.join(parts)}; for {names}")
+    return Finding("environments space", ok, f"{'; '.join(parts)}; for {names}")
 
 
 def pip_cache_dir() -> Path | None:
@@ -85,13 +85,13 @@ def pip_cache_dir() -> Path | None:
     return Path(said.strip()) if ok and said.strip() else None
 
 
-def conda_checks(grid: Grid) -> list[Check]:
+def conda_checks(grid: Grid) -> list[Finding]:
     """conda's version, and room for the environments and pip's cache, under conda deployment."""
     if grid.conda_prefix is None:
         why = "the run deploys no conda environment (software-deployment-method)"
         return [skipped("conda", why), skipped("environments space", why)]
     ok, said = run_command(["conda", "--version"])
-    version = conda_check(said) if ok else Check("conda", False, f"conda --version: {said}")
+    version = conda_check(said) if ok else Finding("conda", False, f"conda --version: {said}")
     names = {"noveval.yaml", *(inference_env(spec) for spec in grid.specs)}
     env_files = [ENVS_DIR / name for name in sorted(names)]
     return [version, env_space_check(grid.conda_prefix, pip_cache_dir(), env_files)]

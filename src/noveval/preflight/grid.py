@@ -54,7 +54,7 @@ def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list
     """The hub scorers any rule of the grid loads (rule weights downloads each): NovBench's
     scoring and reviewer-confidence encoders (with NovBench models), the judges' retrieval
     encoder (the retrieval change on a corpus), the Idea Novelty Checker's encoder
-    (judges.systems.scideator) and NovBench construction's retrieval encoder."""
+    (judges.systems.novelty_checker) and NovBench construction's retrieval encoder."""
     novbench, judges = config.get("novbench") or {}, config.get("judges") or {}
     names = []
     if set(novbench.get("models") or ()) & set(models):
@@ -66,8 +66,8 @@ def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list
         and retrieval.get("search") != "semantic_scholar"
     ):
         names.append(retrieval.get("encoder"))
-    if "scideator" in (judges.get("systems") or {}):
-        names.append((judges.get("scideator") or {}).get("encoder"))
+    if "novelty_checker" in (judges.get("systems") or {}):
+        names.append((judges.get("novelty_checker") or {}).get("encoder"))
     built = ((config.get("construction") or {}).get("novbench") or {}).get("retrieval") or {}
     names.append(built.get("encoder"))
     return [registry.scorers[name] for name in dict.fromkeys(names) if name in registry.scorers]

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Iterable
 
 from noveval.cluster import api_inference_on_host
-from noveval.preflight.check import Check, run_command, skipped
+from noveval.preflight.findings import Finding, run_command, skipped
 from noveval.preflight.slurm import job_step
 from noveval.registry import ModelSpec
 
@@ -41,25 +41,25 @@ def provider_urls(specs: Iterable[ModelSpec]) -> list[str]:
     return sorted(set(urls))
 
 
-def reach_check(ok: bool, output: str, where: str, urls: list[str]) -> Check:
+def reach_check(ok: bool, output: str, where: str, urls: list[str]) -> Finding:
     """The report of REACH_SCRIPT run on ``where``: OK when every provider was reached."""
     name = "provider network"
     if not ok:
-        return Check(name, False, f"{where}: {output}")
+        return Finding(name, False, f"{where}: {output}")
     said = [line.split(" ", 1) for line in output.splitlines() if " " in line]
     unreachable = [rest for word, rest in said if word == "unreachable"]
     if unreachable or sum(word == "reached" for word, _ in said) != len(urls):
-        return Check(
+        return Finding(
             name,
             False,
             f"{where} cannot reach {'; '.join(unreachable) or 'every provider'}: hosted-API "
             "inference runs there (site file api_inference: slurm); set api_inference: host to "
             "run it on this host",
         )
-    return Check(name, True, f"{where} reaches {', '.join(urls)}")
+    return Finding(name, True, f"{where} reaches {', '.join(urls)}")
 
 
-def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -> Check:
+def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -> Finding:
     """Where hosted-API inference runs: on this host (the site file's default), or, with
     ``api_inference: slurm``, on compute nodes, which must then reach each provider of the grid
     (checked from a job step on the site's CPU partition)."""
@@ -69,7 +69,7 @@ def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -
     try:
         on_host = api_inference_on_host(site_path)
     except ValueError as error:
-        return Check("provider network", False, str(error))
+        return Finding("provider network", False, str(error))
     if on_host:
         return skipped("provider network", "hosted-API inference runs on this host")
     partitions = site.get("partitions") or {}
@@ -77,6 +77,6 @@ def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -
         name for name, settings in sorted(partitions.items()) if not (settings or {}).get("max_gpu")
     ]
     if not cpu:
-        return Check("provider network", False, "no CPU partition (max_gpu: 0) in the site file")
+        return Finding("provider network", False, "no CPU partition (max_gpu: 0) in the site file")
     command = [*job_step(site, cpu[0]), sys.executable, "-c", REACH_SCRIPT, *urls]
     return reach_check(*run_command(command), f"a node of partition {cpu[0]}", urls)

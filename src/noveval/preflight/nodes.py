@@ -7,7 +7,7 @@ import re
 import shutil
 
 from noveval.cluster import gpus
-from noveval.preflight.check import Check, run_command, skipped, version_numbers, warning
+from noveval.preflight.findings import Finding, run_command, skipped, version_numbers, warning
 from noveval.preflight.grid import Grid, site_gpu_type
 from noveval.preflight.slurm import job_step
 from noveval.registry import ModelSpec
@@ -23,26 +23,26 @@ MIN_GLIBC = "2.31"
 BUSY = re.compile(r"nodes are busy|can ?not start immediately|gave no answer", re.IGNORECASE)
 
 
-def glibc_check(reported: str, where: str) -> Check:
+def glibc_check(reported: str, where: str) -> Finding:
     """The C library version a host reports (``glibc 2.28``) against vLLM's wheels' minimum."""
     name = f"glibc ({where})"
     found = re.search(r"(\d+\.\d+)", reported or "")
     if not found:
-        return Check(name, False, f"no glibc version in {reported.strip()!r}")
+        return Finding(name, False, f"no glibc version in {reported.strip()!r}")
     ok = version_numbers(found.group(1)) >= version_numbers(MIN_GLIBC)
     need = f"vLLM 0.33's llguidance wheels need glibc >= {MIN_GLIBC}"
-    return Check(name, ok, f"{found.group(1)} ({need})")
+    return Finding(name, ok, f"{found.group(1)} ({need})")
 
 
-def driver_check(nvidia_smi_output: str, where: str) -> Check:
+def driver_check(nvidia_smi_output: str, where: str) -> Finding:
     """The lowest driver version that ``nvidia-smi --query-gpu=driver_version`` reports."""
     name = f"NVIDIA driver ({where})"
     versions = [line.strip() for line in nvidia_smi_output.splitlines() if line.strip()]
     if not versions:
-        return Check(name, False, "nvidia-smi reported no GPU")
+        return Finding(name, False, "nvidia-smi reported no GPU")
     lowest = min(versions, key=version_numbers)
     ok = version_numbers(lowest) >= version_numbers(MIN_DRIVER)
-    return Check(name, ok, f"{lowest} (vLLM's CUDA 13.0 needs >= {MIN_DRIVER})")
+    return Finding(name, ok, f"{lowest} (vLLM's CUDA 13.0 needs >= {MIN_DRIVER})")
 
 
 def node_command(site: dict, partition: str, gpu_type: str, command: list[str]) -> list[str]:
@@ -52,7 +52,7 @@ def node_command(site: dict, partition: str, gpu_type: str, command: list[str]) 
     return [*job_step(site, partition), f"--gres={gres}", *command]
 
 
-def node_check(what: str, where: str, partition: str, answer: tuple[bool, str], parse) -> Check:
+def node_check(what: str, where: str, partition: str, answer: tuple[bool, str], parse) -> Finding:
     """A job step's ``answer`` (run_command's): ``parse(output, where)`` when it ran, a warning
     when the partition had no free node in time (busy), else a failure with SLURM's reason."""
     ok, output = answer
@@ -60,7 +60,7 @@ def node_check(what: str, where: str, partition: str, answer: tuple[bool, str], 
         return parse(output, where)
     if BUSY.search(output):
         return warning(f"{what} ({where})", f"partition {partition} is busy: {output}")
-    return Check(f"{what} ({where})", False, f"partition {partition}: {output}")
+    return Finding(f"{what} ({where})", False, f"partition {partition}: {output}")
 
 
 def on_gpu_nodes(grid: Grid, specs: list[ModelSpec], command: list[str], parse, what: str):
@@ -70,14 +70,14 @@ def on_gpu_nodes(grid: Grid, specs: list[ModelSpec], command: list[str], parse, 
         where = f"{gpu_type or 'GPU'} nodes"
         partition = driver_partition(grid.site, gpu_type)
         if partition is None:
-            found.append(Check(f"{what} ({where})", False, "no partition of the site file"))
+            found.append(Finding(f"{what} ({where})", False, "no partition of the site file"))
             continue
         answer = run_command(node_command(grid.site, partition, gpu_type, command))
         found.append(node_check(what, where, partition, answer, parse))
     return found
 
 
-def glibc_checks(grid: Grid) -> list[Check]:
+def glibc_checks(grid: Grid) -> list[Finding]:
     """glibc where vLLM is installed (this host builds the environments) and where it runs."""
     if not grid.served:
         return [skipped("glibc", "no vLLM model in the grid")]
@@ -89,7 +89,7 @@ def glibc_checks(grid: Grid) -> list[Check]:
     )
 
 
-def driver_checks(grid: Grid) -> list[Check]:
+def driver_checks(grid: Grid) -> list[Finding]:
     """The NVIDIA driver of each GPU type of the grid (a job step on its partition), or of this
     host without SLURM."""
     if not any(gpus(spec) for spec in grid.specs):
@@ -101,7 +101,9 @@ def driver_checks(grid: Grid) -> list[Check]:
         return [skipped("NVIDIA driver", "no SLURM and no nvidia-smi on this host")]
     ok, output = run_command(query)
     where = "this host"
-    return [driver_check(output, where) if ok else Check(f"NVIDIA driver ({where})", False, output)]
+    return [
+        driver_check(output, where) if ok else Finding(f"NVIDIA driver ({where})", False, output)
+    ]
 
 
 def driver_partition(site: dict, gpu_type: str) -> str | None:

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from noveval.preflight.access import access_checks
-from noveval.preflight.check import Check, run_command
 from noveval.preflight.conda import conda_checks
+from noveval.preflight.findings import Finding, run_command
 from noveval.preflight.grid import Grid, site_file_path
 from noveval.preflight.nodes import driver_checks, glibc_checks
 from noveval.preflight.slurm import (
@@ -24,7 +24,7 @@ from noveval.registry import Registry
 
 
 class PreflightError(RuntimeError):
-    """At least one pre-flight check failed."""
+    """At least one pre-flight finding is a failure."""
 
 
 # Every check, in the order of the report: each takes the grid and gives its lines.
@@ -49,7 +49,7 @@ def checks(
     conda_prefix: str | Path | None = None,
     planned_jobs: Iterable = (),
     not_runnable: Mapping | None = None,
-) -> list[Check]:
+) -> list[Finding]:
     """Every check of the grid's ``models`` (the registry's names) under ``config``;
     ``conda_prefix``: where Snakemake builds conda environments (None: no conda deployment);
     ``planned_jobs``: every inference job's resources (``noveval.cluster.PlannedJob``);
@@ -82,22 +82,22 @@ def preflight(
     planned_jobs: Iterable = (),
     not_runnable: Mapping | None = None,
 ) -> None:
-    """Rule preflight: print every check (and write them to ``log_path``), then fail when any
+    """Rule preflight: print every finding (and write them to ``log_path``), then fail when any
     failed. ``conda_prefix``: where Snakemake builds conda environments (None: no conda
     deployment); ``planned_jobs``: every inference job's resources."""
     found = checks(config, registry, models, os.environ, conda_prefix, planned_jobs, not_runnable)
-    lines = [check.line() for check in found]
+    lines = [finding.line() for finding in found]
     print("\n".join(lines), flush=True)
-    failed = [check.name for check in found if check.ok is False]
+    failed = [finding.name for finding in found if finding.ok is False]
     verdict = (
         f"pre-flight: {len(failed)} failed ({', '.join(failed)})"
         if failed
-        else f"pre-flight: all {len(found)} checks passed"
+        else f"pre-flight: all {len(found)} findings passed"
     )
     if log_path:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
         Path(log_path).write_text("\n".join([*lines, verdict]) + "\n", encoding="utf-8")
     if failed:
         print(verdict, file=sys.stderr)
-        raise PreflightError(f"{len(failed)} pre-flight checks failed: {', '.join(failed)}")
+        raise PreflightError(f"{len(failed)} pre-flight findings failed: {', '.join(failed)}")
     print(verdict, flush=True)

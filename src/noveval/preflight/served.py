@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import anthropic
 import openai
 
-from noveval.preflight.check import Check, warning
+from noveval.preflight.findings import Finding, warning
 from noveval.registry import ModelSpec, Registry
 from noveval.reproduction.published import published
 
@@ -47,7 +47,7 @@ def lookup_model(spec: ModelSpec, key: str):
         return client.models.retrieve(spec.reference)
 
 
-def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
+def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Finding:
     """A hosted model is still served: the provider's lookup knows its id and (Anthropic) its
     lifecycle is not ``retired``. A model that is not served fails, naming the published numbers
     it cannot reproduce and the config key of an explicit substitution; a deprecated one passes
@@ -55,7 +55,7 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
     name = f"model {spec.name}"
     key = env.get(spec.api_key_env or "")
     if not key:
-        return Check(
+        return Finding(
             name,
             False,
             f"{spec.reference}: the lookup cannot be made: {spec.api_key_env} is not set "
@@ -65,9 +65,9 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
         found = lookup_model(spec, key)
     except (openai.NotFoundError, anthropic.NotFoundError) as error:
         why = f"is not served ({error})"
-        return Check(name, False, _not_reproducible(spec, why))
+        return Finding(name, False, _not_reproducible(spec, why))
     except (openai.OpenAIError, anthropic.AnthropicError) as error:
-        return Check(
+        return Finding(
             name,
             False,
             f"{spec.reference}: the lookup at {spec.base_url} failed "
@@ -77,10 +77,10 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Check:
     retires = getattr(found, "retires_at", None)
     date = f" on {retires:%Y-%m-%d}" if retires else ""
     if lifecycle == "retired":
-        return Check(name, False, _not_reproducible(spec, f"was retired{date}"))
+        return Finding(name, False, _not_reproducible(spec, f"was retired{date}"))
     if lifecycle == "deprecated":
-        return Check(name, True, f"{spec.reference} is served, deprecated: retires{date}")
-    return Check(name, True, f"{spec.reference} is served")
+        return Finding(name, True, f"{spec.reference} is served, deprecated: retires{date}")
+    return Finding(name, True, f"{spec.reference} is served")
 
 
 def _not_reproducible(spec: ModelSpec, why: str) -> str:
@@ -91,11 +91,11 @@ def _not_reproducible(spec: ModelSpec, why: str) -> str:
     )
 
 
-def substitution_checks(substitutions: Mapping[str, str]) -> list[Check]:
+def substitution_checks(substitutions: Mapping[str, str]) -> list[Finding]:
     """One line per configured substitution: the published numbers its successor stands in
     for, which the reproduction reports as not like-for-like."""
     return [
-        Check(
+        Finding(
             f"substitution {published_model}",
             True,
             f"{successor} runs in place of {published_model}; compared not like-for-like with "
@@ -105,7 +105,7 @@ def substitution_checks(substitutions: Mapping[str, str]) -> list[Check]:
     ]
 
 
-def not_runnable_checks(registry: Registry, not_runnable: Mapping) -> list[Check]:
+def not_runnable_checks(registry: Registry, not_runnable: Mapping) -> list[Finding]:
     """One line per judge of the config whose cells the grid skips (a retired model with no
     substitution): a warning, since the run goes on without them."""
     return [

@@ -10,21 +10,21 @@ from pathlib import Path
 import yaml
 
 from noveval.cluster import gpus
-from noveval.preflight.check import Check, run_command, skipped
+from noveval.preflight.findings import Finding, run_command, skipped
 from noveval.preflight.grid import Grid, site_gpu_type
 
 GPU_WAIT_S = 60  # how long the driver check waits for a GPU node (srun --immediate)
 
 
-def site_file_check(path: str | Path) -> tuple[Check, dict]:
+def site_file_check(path: str | Path) -> tuple[Finding, dict]:
     """The site file: readable YAML with a ``partitions`` table (and its settings)."""
     try:
         site = yaml.safe_load(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as error:
-        return Check("site file", False, f"{path}: {error}"), {}
+        return Finding("site file", False, f"{path}: {error}"), {}
     if not isinstance(site, dict) or not isinstance(site.get("partitions"), dict):
-        return Check("site file", False, f"{path}: no `partitions` table"), {}
-    return Check("site file", True, f"{path} ({len(site['partitions'])} partitions)"), site
+        return Finding("site file", False, f"{path}: no `partitions` table"), {}
+    return Finding("site file", True, f"{path} ({len(site['partitions'])} partitions)"), site
 
 
 def gres_types(gres: str) -> set[str]:
@@ -47,7 +47,7 @@ def partition_checks(site: dict, known: dict[str, set[str]], needed_gpu_types: s
     between them offer every GPU type the grid's jobs ask for."""
     partitions = site.get("partitions") or {}
     missing = sorted(set(partitions) - set(known))
-    names = Check(
+    names = Finding(
         "partitions",
         not missing,
         f"not known to SLURM: {', '.join(missing)} (it has: {', '.join(sorted(known))})"
@@ -73,7 +73,7 @@ def partition_checks(site: dict, known: dict[str, set[str]], needed_gpu_types: s
             " (asked for by the grid's models)"
         )
     needed = ", ".join(sorted(needed_gpu_types)) or "none"
-    types = Check(
+    types = Finding(
         "GPU types",
         not problems,
         "; ".join(problems) if problems else f"grid needs {needed}; SLURM offers them",
@@ -137,7 +137,7 @@ def fits(job, partition: PartitionLimits) -> bool:
     )
 
 
-def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: dict) -> Check:
+def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: dict) -> Finding:
     """Every planned inference job fits one of the site file's partitions as SLURM reports them
     (time limit, GPUs of its type per node, memory); the jobs that fit none are named."""
     named = set(site.get("partitions") or ()) & set(partitions) or set(partitions)
@@ -145,7 +145,7 @@ def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: d
     misfits = [job for job in jobs if not any(fits(job, p) for p in usable)]
     if not misfits:
         longest = max((job.runtime for job in jobs), default=0)
-        return Check(
+        return Finding(
             "job limits",
             True,
             f"all {len(jobs)} inference jobs fit a partition (longest {longest} min)",
@@ -157,7 +157,7 @@ def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: d
         for job in misfits
     )
     limits = ", ".join(f"{name} {partitions[name].max_minutes:g} min" for name in sorted(named))
-    return Check(
+    return Finding(
         "job limits",
         False,
         f"{len(misfits)} of {len(jobs)} inference jobs fit no partition ({limits}): {names}",
@@ -172,17 +172,17 @@ def job_step(site: dict, partition: str) -> list[str]:
     return [*step, f"--immediate={GPU_WAIT_S}"]
 
 
-def slurm_checks(grid: Grid) -> list[Check]:
+def slurm_checks(grid: Grid) -> list[Finding]:
     """The site's partitions and GPU types as SLURM knows them."""
     if grid.partitions is None:
         if grid.sinfo_error == "sinfo not found":
             return [skipped("partitions", "no SLURM on this host (sinfo not found)")]
-        return [Check("partitions", False, f"sinfo failed: {grid.sinfo_error}")]
+        return [Finding("partitions", False, f"sinfo failed: {grid.sinfo_error}")]
     needed = {site_gpu_type(grid.site, spec) for spec in grid.specs if gpus(spec)} - {""}
     return partition_checks(grid.site, grid.partitions, needed)
 
 
-def job_limits_checks(grid: Grid) -> list[Check]:
+def job_limits_checks(grid: Grid) -> list[Finding]:
     """Every planned inference job against the partitions as ``sinfo`` reports them."""
     if not grid.planned_jobs:
         return []
@@ -190,5 +190,5 @@ def job_limits_checks(grid: Grid) -> list[Check]:
         return [skipped("job limits", f"no partitions from SLURM here ({grid.sinfo_error})")]
     ok, output = run_command(["sinfo", "--noheader", "--format=%R %l %G %m"])
     if not ok:
-        return [Check("job limits", False, f"sinfo failed: {output}")]
+        return [Finding("job limits", False, f"sinfo failed: {output}")]
     return [job_limits_check(list(grid.planned_jobs), partition_limits(output), grid.site)]

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from noveval.assets import resolve
-from noveval.preflight.check import MAX_DETAIL, Check, skipped
+from noveval.preflight.findings import MAX_DETAIL, Finding, skipped
 from noveval.preflight.grid import Grid
 from noveval.weights import WeightsError, local_weights, manifest_path
 
@@ -40,7 +40,7 @@ def snapshot_template(snapshot: Path) -> tuple[str | None, dict]:
     return template, tokens
 
 
-def template_check(model: str, template: str | None, source: str, options: dict) -> Check:
+def template_check(model: str, template: str | None, source: str, options: dict) -> Finding:
     """The chat template renders every role sequence of our requests (transformers' renderer,
     as vLLM's server uses it); a template that raises on one fails, naming it."""
     from jinja2 import TemplateError
@@ -48,7 +48,7 @@ def template_check(model: str, template: str | None, source: str, options: dict)
 
     name = f"chat template {model}"
     if not template:
-        return Check(name, False, f"none in {source}; set chat_template in models.yaml")
+        return Finding(name, False, f"none in {source}; set chat_template in models.yaml")
     refused = []
     for sequence, messages in ROLE_SEQUENCES.items():
         try:
@@ -61,11 +61,11 @@ def template_check(model: str, template: str | None, source: str, options: dict)
         except (TemplateError, TypeError, ValueError) as error:  # raise_exception, or broken
             refused.append(f"{sequence} ({type(error).__name__}: {error})")
     if refused:
-        return Check(name, False, f"{source} refuses {'; '.join(refused)}"[:MAX_DETAIL])
-    return Check(name, True, f"{source} renders {' and '.join(ROLE_SEQUENCES)}")
+        return Finding(name, False, f"{source} refuses {'; '.join(refused)}"[:MAX_DETAIL])
+    return Finding(name, True, f"{source} renders {' and '.join(ROLE_SEQUENCES)}")
 
 
-def chat_template_checks(grid: Grid) -> list[Check]:
+def chat_template_checks(grid: Grid) -> list[Finding]:
     """The chat template of each downloaded vLLM model (the registry's, else its snapshot's)."""
     if not grid.served:
         return [skipped("chat templates", "no vLLM model in the grid")]
@@ -78,7 +78,7 @@ def chat_template_checks(grid: Grid) -> list[Check]:
         try:
             snapshot = local_weights(manifest).snapshot
         except WeightsError as error:  # files gone from the cache since the download
-            found.append(Check(f"chat template {spec.name}", False, str(error)))
+            found.append(Finding(f"chat template {spec.name}", False, str(error)))
             continue
         template, tokens = snapshot_template(snapshot)
         source = f"{spec.reference} snapshot"

@@ -98,7 +98,7 @@ def conditions(config: dict, registry: Registry) -> dict:
                 **system_settings((judges.get("systems") or {}).get("ai_scientist") or {}),
                 "search": RUN_AI_SCIENTIST_SEARCH,
             },
-            "scideator": checker_conditions(judges, registry),
+            "novelty_checker": checker_conditions(judges, registry),
         },
     }
 
@@ -106,8 +106,8 @@ def conditions(config: dict, registry: Registry) -> dict:
 def checker_conditions(judges: dict, registry) -> dict:
     """The Idea Novelty Checker's conditions: its embedder, its reranker's wire and the order its
     RankGPT windows are applied in (ours: back to front, as built)."""
-    settings = judges.get("scideator") or {}
-    if "scideator" not in (judges.get("systems") or {}):
+    settings = judges.get("novelty_checker") or {}
+    if "novelty_checker" not in (judges.get("systems") or {}):
         return {}
     reranker = settings.get("reranker")
     return {
@@ -173,8 +173,8 @@ def paper_conditions(
     # The checker's embedder: their Specter2 base with its proximity adapter, the first token's
     # vector (ranking/embedding.py); and their RankGPT windows, all sent at once, each reordering
     # the list as its answer arrived.
-    if found["judges"]["scideator"]:
-        found["judges"]["scideator"] |= {
+    if found["judges"]["novelty_checker"]:
+        found["judges"]["novelty_checker"] |= {
             "encoder": AUTHORS_CHECKER_ENCODER,
             "windows": AUTHORS_CHECKER_WINDOWS,
         }

@@ -68,8 +68,8 @@ def judges_conditions(row, settings: dict, found: pd.DataFrame | None) -> dict:
         out["retrieval"] = settings.get("retrieval")
     if "ai_scientist" in changes:
         out["ai_scientist"] = settings.get("ai_scientist")
-    if "scideator" in changes:
-        out["scideator"] = settings.get("scideator")
+    if "novelty_checker" in changes:
+        out["novelty_checker"] = settings.get("novelty_checker")
     return out
 
 

@@ -42,7 +42,7 @@ def ai_scientist_check(
 
     ``settings``: ``rounds``, ``max_tokens``, ``effort`` (the calls' reasoning effort, for a
     model that has effort levels), ``cutoff``, ``all_failed``; ``upstream_roots`` (``judges``,
-    ``novelty_checker``): the pinned files of the paper mode, else the builtin messages.
+    ``novelty_checker``): the upstream files in paper mode, else the builtin messages.
     """
     import json
 

@@ -20,7 +20,7 @@ def paraphrase_requests(
     weights_manifests: list[str] = (),
 ) -> None:
     """Requests of the ``change`` perturbation: one paraphrase per description
-    (``weights_manifests``: the open model's, whose generation config authors mode follows)."""
+    (``weights_manifests``: the open model's, whose generation config paper mode follows)."""
     spec = load_registry(registry_path).model(model)
     papers = records.read_papers(papers_path)
     rows = perturbation.paraphrase_requests(

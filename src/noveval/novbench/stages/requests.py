@@ -29,7 +29,7 @@ def generation_requests(
     source_roots: dict[str, str] | None = None,
 ) -> None:
     """Chat requests of one grid cell (``settings['prompts']``: builtin or authors;
-    ``weights_manifests``: the open model's, whose generation config authors mode follows)."""
+    ``weights_manifests``: the open model's, whose generation config paper mode follows)."""
     spec = load_registry(registry_path).model(model)
     generation_config = generation_config_of(weights_manifests)
     if generation_config is not None:

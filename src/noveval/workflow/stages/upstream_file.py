@@ -1,4 +1,5 @@
-"""Stage upstream_file: fetch one pinned file of the authors' repository, checking its SHA-256."""
+"""Stage upstream_file: fetch one upstream file (the authors' repository at its pinned commit),
+checking its SHA-256."""
 
 from __future__ import annotations
 

@@ -18,9 +18,9 @@ Per idea:
    "Class: … Review: …"; the class gives the decision (their runner's reading: "novel" 1,
    "not novel" 0, another class with "novel" in it 0 when it holds "not", else 1).
 
-In the paper mode (``judges.prompts: authors``) the prompts are rendered from the pinned
-upstream files read with ``ast``, never executed; in the builtin mode they are the project's own
-(``prompts/judges/scideator.yaml``, with in-context examples of its own), asking for the same
+In paper mode (``judges.prompts: authors``) the prompts are rendered from the upstream
+files read with ``ast``, never executed; in the builtin mode they are the project's own
+(``prompts/judges/novelty_checker.yaml``, with in-context examples of its own), asking for the same
 answer shapes, with RankGPT's facets always given (like the "priority" variant). Their
 windows are sent at once and each answer reorders the list as it arrives; we apply them back
 to front, the order they were built in. A call that fails for good leaves its step empty (no
@@ -47,8 +47,7 @@ from noveval.engines.journal import Journal, read_records
 from noveval.engines.providers import Endpoint
 from noveval.engines.servers import serve
 from noveval.judges.aggregation import Rules, aggregate_pointwise
-from noveval.judges.prompts import call_item_id
-from noveval.judges.scideator_prompts import (
+from noveval.judges.novelty_checker_prompts import (
     BuiltinPrompts,
     Prompts,
     decision_of,
@@ -56,7 +55,7 @@ from noveval.judges.scideator_prompts import (
     parse_keywords,
     parse_verdict,
 )
-from noveval.judges.scideator_ranking import (
+from noveval.judges.novelty_checker_ranking import (
     EMBEDDED_PAPERS,
     STEP,
     WINDOW,
@@ -65,15 +64,19 @@ from noveval.judges.scideator_ranking import (
     reranked,
     windows,
 )
-from noveval.judges.scideator_search import (
+from noveval.judges.novelty_checker_search import (
     Literature,
 )
+from noveval.judges.prompts import call_item_id
 from noveval.judges.verdicts import VERDICT_COLUMNS
 from noveval.ledger import Spending, send_within
 from noveval.registry import ModelSpec
 
 log = logging.getLogger(__name__)
 
+# A cell's journal per model: <JOURNAL>-<setup>.jsonl. Calls are found by request id (no system
+# name in it) in every journal of the folder: those named scideator-<setup> still answer.
+JOURNAL = "novelty_checker"
 KEYWORDS_CALL, FACETS_CALL, VERDICT_CALL, FIRST_WINDOW_CALL = 0, 1, 2, 3
 # What the plan assumes of one idea: 5 keywords and 4 titles searched (their prompt asks 3-6 and
 # 4), the snippet search and its papers' batch; a full embedding cut (9 RankGPT windows); prompt
@@ -114,7 +117,7 @@ class Cut:
 
     @classmethod
     def of(cls, settings: dict) -> Cut:
-        """From ``judges.scideator``'s papers_shown, papers_embedded, rerank_window, rerank_step."""
+        """From the settings' papers_shown, papers_embedded, rerank_window and rerank_step."""
         return cls(
             settings["papers_shown"],
             settings.get("papers_embedded", EMBEDDED_PAPERS),
@@ -124,8 +127,8 @@ class Cut:
 
 
 @dataclass
-class Check:
-    """One idea's way through the checker."""
+class Transcript:
+    """One idea's transcript: its way through the Idea Novelty Checker (transcript.jsonl)."""
 
     instance_id: str
     idea: str
@@ -180,20 +183,20 @@ def run_checks(
     encode: Callable[[list[str]], dict],
     prompts: Prompts | BuiltinPrompts,
     cut: Cut,
-) -> tuple[list[Check], list[dict]]:
-    """Every idea through the checker (pointwise ``instances`` with ``instance_id``, ``ideas``
-    and ``own_titles``), keeping ``cut``'s papers at each stage; returns the checks and every
-    call's journal record with its instance and step."""
+) -> tuple[list[Transcript], list[dict]]:
+    """Every idea (pointwise ``instances``: ``instance_id``, ``ideas``, ``own_titles``) through
+    the checker (``cut``'s papers at each stage): the ideas' transcripts, the calls' records."""
     checks = [
-        Check(i["instance_id"], i["ideas"][0], list(i.get("own_titles") or [])) for i in instances
+        Transcript(i["instance_id"], i["ideas"][0], list(i.get("own_titles") or []))
+        for i in instances
     ]
     calls = []
 
-    def record(check: Check, step: str, found: dict) -> str | None:
+    def record(check: Transcript, step: str, found: dict) -> str | None:
         calls.append({**found, "instance_id": check.instance_id, "step": step})
         return None if found.get("error") else found.get("text")
 
-    def request(backbone: Backbone, check: Check, call: int, messages: list[dict]) -> dict:
+    def request(backbone: Backbone, check: Transcript, call: int, messages: list[dict]) -> dict:
         item = call_item_id(check.instance_id, 0, call)
         return build_request(item, backbone.spec, messages, backbone.decoding)
 
@@ -267,7 +270,7 @@ def run_checks(
     return checks, calls
 
 
-def verdict_rows(checks: list[Check], calls: list[dict], all_failed: str) -> pd.DataFrame:
+def verdict_rows(checks: list[Transcript], calls: list[dict], all_failed: str) -> pd.DataFrame:
     """One row per idea in the judges' verdict columns: the decision (no decision: a tie, or
     wrong with ``all_failed`` 'wrong'), and the totals of every call made for it."""
     rules = Rules(all_failed=all_failed)
@@ -290,8 +293,8 @@ def verdict_rows(checks: list[Check], calls: list[dict], all_failed: str) -> pd.
     return pd.DataFrame(rows)
 
 
-def transcript(check: Check) -> dict:
-    """What one idea's check found and said, for the cell's log."""
+def transcript_line(check: Transcript) -> dict:
+    """One idea's transcript as its line of the cell's transcript.jsonl."""
     keep = ("corpusId", "title", "source", "similarity")
     return {
         "instance_id": check.instance_id,
@@ -326,10 +329,10 @@ def judge_cell(
 ) -> None:
     """One cell (``cell``: model, setup, change) of the checker on the pointwise instances:
     its verdicts and each idea's transcript (JSON lines). ``settings``: the config's
-    ``judges.scideator``; ``literature``: the Semantic Scholar settings, its cache folder and
+    ``judges.novelty_checker``; ``literature``: the Semantic Scholar settings, its cache folder and
     the cutoff. The encoder (``settings['encoder']``) loads from its snapshot of
-    ``weights_manifests`` (rule weights) when it is a hub encoder. ``checker_root``: the pinned
-    files (the paper mode), or None for the builtin messages. ``budget`` (config ``budget``): its
+    ``weights_manifests`` (rule weights) when it is a hub encoder. ``checker_root``: the upstream
+    files (paper mode), or None for the builtin messages. ``budget`` (config ``budget``): its
     calls read the ledger as every calling job's do (``noveval.ledger``)."""
     from noveval.weights import use_offline
 
@@ -371,7 +374,7 @@ def judge_cell(
                 stack.enter_context(
                     serve(spec, log_path, inference["server_start_timeout_s"], 1, None, probe)
                 ),
-                stack.enter_context(Journal(Path(cache_dir) / name, f"scideator-{cell['setup']}")),
+                stack.enter_context(Journal(Path(cache_dir) / name, f"{JOURNAL}-{cell['setup']}")),
             )
         spending = Spending.of(budget, cache_dir)
         checker = Backbone(*served[names["checker"]], settings["decoding"], spending)
@@ -393,5 +396,5 @@ def judge_cell(
         frame[key] = value
     write_table(frame[VERDICT_COLUMNS], verdicts_path)
     Path(transcript_path).write_text(
-        "".join(json.dumps(transcript(check), ensure_ascii=False) + "\n" for check in checks)
+        "".join(json.dumps(transcript_line(check), ensure_ascii=False) + "\n" for check in checks)
     )

@@ -1,5 +1,5 @@
-"""The Idea Novelty Checker's prompts: the authors' (read from the checker's pinned files with
-``ast``, never executed) or the project's own, and the answers they ask for (keywords and
+"""The Idea Novelty Checker's prompts: the authors' (read from the upstream files with ``ast``,
+never executed) or the project's own, and the answers they ask for (keywords and
 titles, the verdict's class)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ CHECKER_PROMPTS = "noveltychecker/models/idea_novelty_checker/prompts.py"
 
 EXAMPLES = "noveltychecker/models/idea_novelty_checker/incontext_examples/{}.json"
 
-BUILTIN = PROMPT_DIR / "judges" / "scideator.yaml"
+BUILTIN = PROMPT_DIR / "judges" / "novelty_checker.yaml"
 
 VERDICT_PROMPTS = {
     "relaxed": "prompt_NoveltyChecker_allowsIncrementalNovelty",
@@ -45,7 +45,7 @@ EDGES = " \n#:][]"  # their clean_text's characters
 
 
 def upstream_files(examples: str) -> list[str]:
-    """The pinned files a run reads: the two prompt modules and the in-context examples."""
+    """The upstream files a run reads: the two prompt modules and the in-context examples."""
     return [PIPELINE_PROMPTS, CHECKER_PROMPTS, EXAMPLES.format(examples)]
 
 
@@ -55,7 +55,7 @@ def upstream_root(first_file: str) -> str:
 
 
 class UpstreamFunction:
-    """A prompt function of the pinned files, rendered by reading its statements: assignments of
+    """A prompt function of the upstream files, rendered by reading its statements: assignments of
     literals and f-strings, ``x.extend(y)``, a ``for`` over the papers that appends one message
     each, and ``return``. Anything else is refused."""
 
@@ -137,8 +137,8 @@ def window_turns(passages: list[str]) -> list[dict]:
 
 @dataclass(frozen=True)
 class Prompts:
-    """The checker's prompt functions and its in-context examples, from the pinned files (the
-    paper mode)."""
+    """The checker's prompt functions and its in-context examples, from the upstream files (paper
+    mode)."""
 
     keywords: UpstreamFunction
     facets: UpstreamFunction
@@ -159,9 +159,11 @@ class Prompts:
         pipeline, checker = source.text(PIPELINE_PROMPTS), source.text(CHECKER_PROMPTS)
         for key, choices in (("verdict", VERDICT_PROMPTS), ("rerank", RERANK_PROMPTS)):
             if {"verdict": verdict, "rerank": rerank}[key] not in choices:
-                raise ValueError(f"scideator.{key} must be one of {sorted(choices)}")
+                raise ValueError(f"judges.novelty_checker.{key} must be one of {sorted(choices)}")
         if examples not in VERDICT_PROMPTS:
-            raise ValueError(f"scideator.examples must be one of {sorted(VERDICT_PROMPTS)}")
+            raise ValueError(
+                f"judges.novelty_checker.examples must be one of {sorted(VERDICT_PROMPTS)}"
+            )
         path = EXAMPLES.format(examples)
         prefix, last = RERANK_PROMPTS[rerank]
         return cls(
@@ -189,7 +191,7 @@ class Prompts:
 @dataclass(frozen=True)
 class BuiltinPrompts:
     """The project's own messages for each step (the builtin mode): format strings of
-    ``prompts/judges/scideator.yaml`` and its in-context examples."""
+    ``prompts/judges/novelty_checker.yaml`` and its in-context examples."""
 
     texts: dict
 
@@ -243,7 +245,7 @@ class BuiltinPrompts:
 
 
 def load_prompts(checker_root: str | Path | None, settings: dict) -> Prompts | BuiltinPrompts:
-    """The pinned prompts in the paper mode (``checker_root``: their files, with
+    """The upstream prompts in paper mode (``checker_root``: the upstream files, with
     ``settings``' prompt, examples, rerank variant), else the builtin messages."""
     if checker_root is None:
         return BuiltinPrompts.read()

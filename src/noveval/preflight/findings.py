@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 COMMAND_TIMEOUT_S = 120
 
-MAX_DETAIL = 300  # characters of a failed command's message in its check's line
+MAX_DETAIL = 300  # characters of a failed command's message in its finding's line
 
 
 @dataclass(frozen=True)
-class Check:
-    """One line of the report: ``ok`` True (OK), False (FAIL) or None (SKIP: not needed or not
-    possible here); ``warn``: it passed with something to look at (WARN), not a failure."""
+class Finding:
+    """What a check found, one line of the report: ``ok`` True (OK), False (FAIL) or None (SKIP:
+    not needed or not possible here); ``warn``: it passed with something to look at (WARN)."""
 
     name: str
     ok: bool | None
@@ -26,14 +26,14 @@ class Check:
         return f"{status:<4}  {self.name}: {self.detail}"
 
 
-def warning(name: str, detail: str) -> Check:
-    """A check that does not fail the pre-flight but asks to be looked at."""
-    return Check(name, True, detail, warn=True)
+def warning(name: str, detail: str) -> Finding:
+    """A finding that does not fail the pre-flight but asks to be looked at."""
+    return Finding(name, True, detail, warn=True)
 
 
-def skipped(name: str, why: str) -> Check:
-    """A check that needs something this grid or host does not have."""
-    return Check(name, None, why)
+def skipped(name: str, why: str) -> Finding:
+    """A finding of a check that needs something this grid or host does not have."""
+    return Finding(name, None, why)
 
 
 def run_command(command: list[str], timeout_s: float = COMMAND_TIMEOUT_S) -> tuple[bool, str]:

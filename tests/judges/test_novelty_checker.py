@@ -1,5 +1,5 @@
 """Scideator's Idea Novelty Checker: its readings by hand, its builtin prompts and those of the
-pinned files, and its pipeline on hand-made papers against the loopback provider and Semantic
+upstream files, and its pipeline on hand-made papers against the loopback provider and Semantic
 Scholar stand-in."""
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ from noveval.engines.client import ClientSettings
 from noveval.engines.journal import Journal
 from noveval.engines.servers import serve
 from noveval.judges.aggregation import FAILED, TIE
-from noveval.judges.scideator import (
+from noveval.judges.novelty_checker import (
+    JOURNAL,
     Backbone,
-    Check,
     Cut,
+    Transcript,
     run_checks,
     verdict_rows,
 )
-from noveval.judges.scideator_prompts import (
+from noveval.judges.novelty_checker_prompts import (
     BuiltinPrompts,
     Prompts,
     UpstreamFunction,
@@ -34,14 +35,14 @@ from noveval.judges.scideator_prompts import (
     parse_keywords,
     parse_verdict,
 )
-from noveval.judges.scideator_ranking import (
+from noveval.judges.novelty_checker_ranking import (
     embedding_text,
     most_similar,
     permutation,
     reranked,
     windows,
 )
-from noveval.judges.scideator_search import (
+from noveval.judges.novelty_checker_search import (
     Literature,
 )
 from noveval.literature.semantic_scholar import SemanticScholar
@@ -268,7 +269,7 @@ def test_the_pipeline_through_the_request_layer_and_a_rerun_repeats_nothing(
         found = re.search(r"Paper (\d+)", text)
         return np.array([1.0, float(found.group(1)) if found else 0.0])
 
-    def run(s2: LoopbackS2):
+    def run(s2: LoopbackS2, journal: str):
         client = SemanticScholar(s2.base_url, None, tmp_path / "s2", 1000)
         backbones = []
         for name, effort in (("gpt-5.4", "high"), ("gpt-5.4-mini", "none")):
@@ -276,8 +277,8 @@ def test_the_pipeline_through_the_request_layer_and_a_rerun_repeats_nothing(
             monkeypatch.setenv(spec.api_key_env, "sk-loopback")
             backbones.append((replace(spec, base_url=loopback.base_url(spec.api)), effort))
         with (
-            Journal(tmp_path / "journal", "checker") as checker_journal,
-            Journal(tmp_path / "journal", "reranker") as reranker_journal,
+            Journal(tmp_path / "journal" / "gpt-5.4", journal) as checker_journal,
+            Journal(tmp_path / "journal" / "gpt-5.4-mini", journal) as reranker_journal,
             serve(backbones[0][0], tmp_path / "a.log") as checker_endpoint,
             serve(backbones[1][0], tmp_path / "b.log") as reranker_endpoint,
         ):
@@ -296,7 +297,8 @@ def test_the_pipeline_through_the_request_layer_and_a_rerun_repeats_nothing(
 
     with LoopbackS2(papers, api_key=None, requests_per_second=1000) as s2:
         sent = len(loopback.bodies)
-        (check,), calls = run(s2)
+        # the journals' names before the rename (judge_cell's were scideator-<setup>)
+        (check,), calls = run(s2, "scideator-human-only")
         assert len(loopback.bodies) - sent == 4
         assert [path.rsplit("/", 2)[-2:] for path, _, _ in s2.requests] == [
             ["snippet", "search"],
@@ -319,15 +321,17 @@ def test_the_pipeline_through_the_request_layer_and_a_rerun_repeats_nothing(
             "[1] Paper 1 on byte models",
         ]
 
+        # a rerun under the current name (JOURNAL-<setup>) answers every call from the journals
+        # written under the old one: the request ids hold no system name, nothing is paid again
         requests_before, sent = len(s2.requests), len(loopback.bodies)
-        (again,), _ = run(s2)
+        (again,), _ = run(s2, f"{JOURNAL}-human-only")
         assert len(s2.requests) == requests_before and len(loopback.bodies) == sent
         assert again.shown == check.shown and again.decision == 0
 
 
 def test_verdict_rows_sum_every_call_of_an_idea_and_score_no_decision_by_the_rule():
-    decided = Check("a", "idea a", [], category="not novel")
-    undecided = Check("b", "idea b", [], category="unclear")
+    decided = Transcript("a", "idea a", [], category="not novel")
+    undecided = Transcript("b", "idea b", [], category="unclear")
     calls = [
         {"instance_id": "a", "input_tokens": 10, "output_tokens": 2, "cost_usd": 0.5},
         {"instance_id": "a", "input_tokens": 5, "output_tokens": 1, "cost_usd": 0.25},
