@@ -20,6 +20,7 @@ from noveval.files import write_table
 from noveval.inference import run_inference
 from noveval.judges.cells import GENERATED, IDEATION, STANDARD
 from noveval.judges.layout import JudgesGrid
+from noveval.judges.paths import JudgesPaths, cell_keys
 from noveval.measured import measure, write_measured
 from noveval.novbench.grid import NovBenchGrid
 from noveval.novbench.layout import NovBenchLayout
@@ -42,7 +43,7 @@ def pilot_sources(
         pilot = cell.change == PILOT_CHANGE and cell.ideas == STANDARD
         if pilot and not cell.setup.startswith((GENERATED, IDEATION)):
             sources.setdefault(("judges", cell.model), []).append(
-                f"{cell.folder(results)}/requests.parquet"
+                JudgesPaths(results).requests(*cell_keys(cell))
             )
     return sources
 

@@ -15,6 +15,7 @@ from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.generation import generated_setup, generation_requests, ideation_setup
 from noveval.judges.grid import judges_grid
 from noveval.judges.instances import load_release
+from noveval.judges.paths import JudgesPaths
 from noveval.judges.prompts import CACHE_CONTROL, judge_requests, messages, split_item_id
 from noveval.judges.retrieval import load_corpus, top_related
 from noveval.judges.rewrites import apply_rewrites, rewrite_requests
@@ -118,7 +119,7 @@ def test_grid_filters_and_logs_omitted_cells():
     plan_p3 = next(c for c in grid.cells if c.label == "P3+purpose_mechanism")
     assert (plan_p3.change, plan_p3.ideas) == ("P3", "purpose_mechanism")
     assert (
-        plan_p3.folder("r")
+        JudgesPaths("r").folder(plan_p3)
         == "r/judges/sample/smollm2-135m/pairwise/human-only/purpose_mechanism/P3"
     )
     assert grid.request_inputs("r", plan_p3) == {

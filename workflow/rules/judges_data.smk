@@ -5,9 +5,9 @@ from dataclasses import asdict
 # recorded list (src/noveval/judges/release.yaml) is fetched on the submitting host.
 rule judges_download:
     output:
-        f"{RESULTS}/downloads/judges/{{dataset}}/{{path}}",
+        JUDGES_PATHS.release_download(),
     log:
-        f"{LOGS}/judges/{{dataset}}/download/{{path}}.log",
+        JUDGES_PATHS.log("download"),
     localrule: True
     conda:
         "../envs/noveval.yaml"

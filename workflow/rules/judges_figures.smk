@@ -4,7 +4,7 @@ rule judges_cost_quality:
         metrics=lambda wildcards: JUDGES.metrics_paths(RESULTS, wildcards.dataset),
     output:
         report(
-            f"{RESULTS}/judges/{{dataset}}/cost_quality.png",
+            JUDGES_PATHS.output("cost_quality.png"),
             caption="../report/judges_cost_quality.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -16,7 +16,7 @@ rule judges_cost_quality:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/cost_quality.log",
+        JUDGES_PATHS.log("cost_quality"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -27,10 +27,10 @@ rule judges_cost_quality:
 
 rule judges_motivation:
     input:
-        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
+        JUDGES_PATHS.metrics(format="pairwise"),
     output:
         report(
-            f"{RESULTS}/judges/{{dataset}}/motivation.png",
+            JUDGES_PATHS.output("motivation.png"),
             caption="../report/judges_motivation.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -42,7 +42,7 @@ rule judges_motivation:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/motivation.log",
+        JUDGES_PATHS.log("motivation"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -58,7 +58,7 @@ rule judges_d_minus_sources:
         metrics=lambda wildcards: JUDGES.metrics_paths(RESULTS, wildcards.dataset),
     output:
         report(
-            f"{RESULTS}/judges/{{dataset}}/d_minus_sources.png",
+            JUDGES_PATHS.output("d_minus_sources.png"),
             caption="../report/judges_d_minus_sources.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -70,7 +70,7 @@ rule judges_d_minus_sources:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/d_minus_sources.log",
+        JUDGES_PATHS.log("d_minus_sources"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -81,10 +81,10 @@ rule judges_d_minus_sources:
 
 rule judges_controlled_study:
     input:
-        f"{RESULTS}/judges/{{dataset}}/{{format}}/metrics.parquet",
+        JUDGES_PATHS.metrics(),
     output:
         report(
-            f"{RESULTS}/judges/{{dataset}}/{{format}}/controlled_study.png",
+            JUDGES_PATHS.format_output("controlled_study.png"),
             caption="../report/judges_controlled_study.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -96,7 +96,7 @@ rule judges_controlled_study:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{format}}/controlled_study.log",
+        JUDGES_PATHS.log("controlled_study"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -107,10 +107,10 @@ rule judges_controlled_study:
 
 rule judges_soft_accuracy:
     input:
-        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
+        JUDGES_PATHS.metrics(format="pairwise"),
     output:
         report(
-            f"{RESULTS}/judges/{{dataset}}/pairwise/soft_accuracy.png",
+            JUDGES_PATHS.format_output("soft_accuracy.png", format="pairwise"),
             caption="../report/judges_soft_accuracy.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -122,7 +122,7 @@ rule judges_soft_accuracy:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/soft_accuracy.log",
+        JUDGES_PATHS.log("soft_accuracy"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -133,10 +133,10 @@ rule judges_soft_accuracy:
 
 rule judges_plan_format_figure:
     input:
-        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
+        JUDGES_PATHS.metrics(format="pairwise"),
     output:
         report(
-            f"{RESULTS}/judges/{{dataset}}/pairwise/plan_format.png",
+            JUDGES_PATHS.format_output("plan_format.png", format="pairwise"),
             caption="../report/judges_plan_format.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -148,7 +148,7 @@ rule judges_plan_format_figure:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/plan_format_figure.log",
+        JUDGES_PATHS.log("plan_format_figure"),
     conda:
         "../envs/noveval.yaml"
     params:

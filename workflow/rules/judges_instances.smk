@@ -18,9 +18,9 @@ rule judges_instances:
         blocklist=JUDGE_BLOCKLIST,
         pairs=lambda wildcards: JUDGE_BLOCKLIST and JUDGES.blocklist_pairs(wildcards),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+        JUDGES_PATHS.instances(),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.log",
+        JUDGES_PATHS.log("instances"),
     wildcard_constraints:
         setup=JUDGES.release_setups(),  # the setups read from release files
     conda:
@@ -34,15 +34,15 @@ rule judges_instances:
 
 rule judges_generated_instances:
     input:
-        pairs=f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
+        pairs=JUDGES_PATHS.instances(format="pairwise", setup=JUDGES.base_setup),
         responses=lambda wildcards: JUDGES.generated_ideas(
             RESULTS, wildcards.dataset, wildcards.generator
         ),
     output:
-        pairwise=f"{RESULTS}/judges/{{dataset}}/pairwise/generated-{{generator}}/instances.parquet",
-        pointwise=f"{RESULTS}/judges/{{dataset}}/pointwise/generated-{{generator}}/instances.parquet",
+        pairwise=JUDGES_PATHS.generated_instances(format="pairwise"),
+        pointwise=JUDGES_PATHS.generated_instances(format="pointwise"),
     log:
-        f"{LOGS}/judges/{{dataset}}/generated-{{generator}}/instances.log",
+        JUDGES_PATHS.log("generated_instances"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -55,7 +55,7 @@ rule judges_generated_instances:
 
 rule judges_ideation_instances:
     input:
-        pairs=f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
+        pairs=JUDGES_PATHS.instances(format="pairwise", setup=JUDGES.base_setup),
         stronger=lambda wildcards: JUDGES.generated_ideas(
             RESULTS, wildcards.dataset, wildcards.stronger
         ),
@@ -63,9 +63,9 @@ rule judges_ideation_instances:
             RESULTS, wildcards.dataset, wildcards.weaker
         ),
     output:
-        f"{RESULTS}/judges/{{dataset}}/pairwise/ideation-{{stronger}}-vs-{{weaker}}/instances.parquet",
+        JUDGES_PATHS.ideation_instances(),
     log:
-        f"{LOGS}/judges/{{dataset}}/ideation-{{stronger}}-vs-{{weaker}}/instances.log",
+        JUDGES_PATHS.log("ideation_instances"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -82,9 +82,9 @@ rule judges_rewritten_instances:
         pairs=lambda wildcards: JUDGE_BLOCKLIST
         and JUDGES.blocklist_pairs(wildcards, "purpose_mechanism"),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-purpose_mechanism.parquet",
+        JUDGES_PATHS.rewritten_instances(),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/instances-purpose_mechanism.log",
+        JUDGES_PATHS.log("rewritten_instances"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -101,15 +101,15 @@ if JUDGE_RETRIEVAL["search"] == "semantic_scholar":
     # share one pace (the key's rate) through a locked file in the cache folder.
     rule judges_related:
         input:
-            instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+            instances=JUDGES_PATHS.instances(),
             queries=lambda wildcards: JUDGES.search_requests(RESULTS, wildcards),
             responses=lambda wildcards: JUDGES.search_responses(
                 RESULTS, wildcards.dataset, "search_queries"
             ),
         output:
-            f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/related.parquet",
+            JUDGES_PATHS.related(),
         log:
-            f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/related.log",
+            JUDGES_PATHS.log("related"),
         localrule: True
         conda:
             "../envs/noveval.yaml"
@@ -126,16 +126,16 @@ else:
 
     rule judges_related:
         input:
-            instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+            instances=JUDGES_PATHS.instances(),
             corpus=JUDGE_RETRIEVAL["corpus"] or [],
             # a hub encoder, downloaded by rule weights at its pinned revision, read offline
             weights=scorer_weights_inputs(
                 REGISTRY, [JUDGE_RETRIEVAL["encoder"]], RESULTS
             ),
         output:
-            f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/related.parquet",
+            JUDGES_PATHS.related(),
         log:
-            f"{LOGS}/judges/{{dataset}}/{{format}}/{{setup}}/related.log",
+            JUDGES_PATHS.log("related"),
         conda:
             "../envs/noveval.yaml"
         params:

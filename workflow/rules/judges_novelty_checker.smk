@@ -15,7 +15,7 @@ ruleorder: judges_novelty_checker > judges_verdicts
 
 rule judges_novelty_checker:
     input:
-        instances=f"{RESULTS}/judges/{{dataset}}/pointwise/{{setup}}/instances.parquet",
+        instances=JUDGES_PATHS.instances(format="pointwise"),
         upstream=(
             [
                 f"{NOVELTY_CHECKER_UPSTREAM}/{path}"
@@ -26,10 +26,10 @@ rule judges_novelty_checker:
         ),
         weights=scorer_weights_inputs(REGISTRY, [NOVELTY_CHECKER["encoder"]], RESULTS),
     output:
-        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/novelty_checker/verdicts.parquet",
-        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/novelty_checker/transcript.jsonl",
+        verdicts=JUDGES_PATHS.system("novelty_checker"),
+        transcript=JUDGES_PATHS.system("novelty_checker", "transcript"),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/novelty_checker/verdicts.log",
+        JUDGES_PATHS.log("novelty_checker"),
     localrule: True
     conda:
         "../envs/noveval.yaml"

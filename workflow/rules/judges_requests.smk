@@ -11,11 +11,11 @@ SEARCH_SETTINGS = config_slice(
 
 rule judges_generation_requests:
     input:
-        f"{RESULTS}/judges/{{dataset}}/pairwise/{JUDGES.base_setup}/instances.parquet",
+        JUDGES_PATHS.instances(format="pairwise", setup=JUDGES.base_setup),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{model}}/generation/{JUDGES.base_setup}/requests.parquet",
+        JUDGES_PATHS.generation_requests(JUDGES.base_setup),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/generation/requests.log",
+        JUDGES_PATHS.log("generation_requests"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -30,11 +30,11 @@ rule judges_generation_requests:
 
 rule judges_rewrite_requests:
     input:
-        f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+        JUDGES_PATHS.instances(),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/rewrite/requests.parquet",
+        JUDGES_PATHS.step_requests("rewrite"),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/rewrite/requests.log",
+        JUDGES_PATHS.log("rewrite_requests"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -51,16 +51,16 @@ rule judges_rewrite_requests:
 
 rule judges_search_contribution_requests:
     input:
-        instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+        instances=JUDGES_PATHS.instances(),
         upstream=(
             [f"{JUDGE_UPSTREAM}/{path}" for path in ASSISTED_SEARCH_TEMPLATES]
             if config["judges"]["prompts"] == "authors"
             else []
         ),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/search_contributions/requests.parquet",
+        JUDGES_PATHS.step_requests("search_contributions"),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/search_contributions/requests.log",
+        JUDGES_PATHS.log("search_contribution_requests"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -76,7 +76,7 @@ rule judges_search_contribution_requests:
 
 rule judges_search_query_requests:
     input:
-        instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+        instances=JUDGES_PATHS.instances(),
         responses=lambda wildcards: JUDGES.search_responses(
             RESULTS, wildcards.dataset, "search_contributions"
         ),
@@ -86,9 +86,9 @@ rule judges_search_query_requests:
             else []
         ),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/search_queries/requests.parquet",
+        JUDGES_PATHS.step_requests("search_queries"),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/search_queries/requests.log",
+        JUDGES_PATHS.log("search_query_requests"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -112,9 +112,9 @@ rule judges_requests:
             else []
         ),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{ideas}}/{{change}}/requests.parquet",
+        JUDGES_PATHS.requests(),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{ideas}}/{{change}}/requests.log",
+        JUDGES_PATHS.log("requests"),
     conda:
         "../envs/noveval.yaml"
     params:

@@ -2,10 +2,10 @@
 # and the expert study (from the release's annotations).
 rule judges_tables:
     input:
-        f"{RESULTS}/judges/{{dataset}}/{{format}}/metrics.parquet",
+        JUDGES_PATHS.metrics(),
     output:
         report(
-            f"{RESULTS}/judges/{{dataset}}/{{format}}/tables.md",
+            JUDGES_PATHS.format_output("tables.md"),
             caption="../report/judges_tables.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -17,7 +17,7 @@ rule judges_tables:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{format}}/tables.log",
+        JUDGES_PATHS.log("tables"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -28,10 +28,10 @@ rule judges_tables:
 
 rule judges_ideation:
     input:
-        f"{RESULTS}/judges/{{dataset}}/pairwise/metrics.parquet",
+        JUDGES_PATHS.metrics(format="pairwise"),
     output:
         csv=report(
-            f"{RESULTS}/judges/{{dataset}}/ideation.csv",
+            JUDGES_PATHS.output("ideation.csv"),
             caption="../report/judges_ideation.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -43,7 +43,7 @@ rule judges_ideation:
             },
         ),
         markdown=report(
-            f"{RESULTS}/judges/{{dataset}}/ideation.md",
+            JUDGES_PATHS.output("ideation.md"),
             caption="../report/judges_ideation.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -55,7 +55,7 @@ rule judges_ideation:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/ideation.log",
+        JUDGES_PATHS.log("ideation"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -74,7 +74,7 @@ rule judges_flip_rates:
         ),
     output:
         csv=report(
-            f"{RESULTS}/judges/{{dataset}}/flip_rates.csv",
+            JUDGES_PATHS.output("flip_rates.csv"),
             caption="../report/judges_flip_rates.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -86,7 +86,7 @@ rule judges_flip_rates:
             },
         ),
         markdown=report(
-            f"{RESULTS}/judges/{{dataset}}/flip_rates.md",
+            JUDGES_PATHS.output("flip_rates.md"),
             caption="../report/judges_flip_rates.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -98,7 +98,7 @@ rule judges_flip_rates:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/flip_rates.log",
+        JUDGES_PATHS.log("flip_rates"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -113,7 +113,7 @@ rule judges_plan_format:
         metrics=lambda wildcards: JUDGES.metrics_paths(RESULTS, wildcards.dataset),
     output:
         report(
-            f"{RESULTS}/judges/{{dataset}}/plan_format.csv",
+            JUDGES_PATHS.output("plan_format.csv"),
             caption="../report/judges_plan_format.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -125,7 +125,7 @@ rule judges_plan_format:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/plan_format.log",
+        JUDGES_PATHS.log("plan_format"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -140,7 +140,7 @@ rule judges_dataset_sizes:
         instances=lambda wildcards: JUDGES.instance_files(RESULTS, wildcards.dataset)[0],
     output:
         csv=report(
-            f"{RESULTS}/judges/{{dataset}}/dataset_sizes.csv",
+            JUDGES_PATHS.output("dataset_sizes.csv"),
             caption="../report/judges_dataset_sizes.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -152,7 +152,7 @@ rule judges_dataset_sizes:
             },
         ),
         markdown=report(
-            f"{RESULTS}/judges/{{dataset}}/dataset_sizes.md",
+            JUDGES_PATHS.output("dataset_sizes.md"),
             caption="../report/judges_dataset_sizes.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -164,7 +164,7 @@ rule judges_dataset_sizes:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/dataset_sizes.log",
+        JUDGES_PATHS.log("dataset_sizes"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -181,7 +181,7 @@ rule judges_expert_study:
         lambda wildcards: JUDGES.expert_annotations(wildcards.dataset) or [],
     output:
         csv=report(
-            f"{RESULTS}/judges/{{dataset}}/expert_study.csv",
+            JUDGES_PATHS.output("expert_study.csv"),
             caption="../report/judges_expert_study.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -193,7 +193,7 @@ rule judges_expert_study:
             },
         ),
         markdown=report(
-            f"{RESULTS}/judges/{{dataset}}/expert_study.md",
+            JUDGES_PATHS.output("expert_study.md"),
             caption="../report/judges_expert_study.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -205,7 +205,7 @@ rule judges_expert_study:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/expert_study.log",
+        JUDGES_PATHS.log("expert_study"),
     conda:
         "../envs/noveval.yaml"
     params:

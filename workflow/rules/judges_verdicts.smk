@@ -12,12 +12,12 @@ AI_SCIENTIST_UPSTREAM = {
 # The judge track's verdicts per cell and metrics per dataset and format.
 rule judges_verdicts:
     input:
-        instances=f"{RESULTS}/judges/{{dataset}}/{{format}}/{{setup}}/instances.parquet",
+        instances=JUDGES_PATHS.instances(),
         responses=lambda wildcards: JUDGES.responses(RESULTS, wildcards),
     output:
-        f"{RESULTS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{ideas}}/{{change}}/verdicts.parquet",
+        JUDGES_PATHS.verdicts(),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/{{format}}/{{setup}}/{{ideas}}/{{change}}/verdicts.log",
+        JUDGES_PATHS.log("verdicts"),
     conda:
         "../envs/noveval.yaml"
     params:
@@ -35,7 +35,7 @@ rule judges_verdicts:
 # search API; the cell's verdicts and a transcript of its rounds.
 rule judges_ai_scientist:
     input:
-        instances=f"{RESULTS}/judges/{{dataset}}/pointwise/{{setup}}/instances.parquet",
+        instances=JUDGES_PATHS.instances(format="pointwise"),
         weights=lambda wildcards: weights_inputs(
             REGISTRY.model(wildcards.model), RESULTS
         ),
@@ -48,10 +48,10 @@ rule judges_ai_scientist:
             else []
         ),
     output:
-        verdicts=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/ai_scientist/verdicts.parquet",
-        transcript=f"{RESULTS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/ai_scientist/transcript.jsonl",
+        verdicts=JUDGES_PATHS.system("ai_scientist"),
+        transcript=JUDGES_PATHS.system("ai_scientist", "transcript"),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{model}}/pointwise/{{setup}}/standard/ai_scientist/check.log",
+        JUDGES_PATHS.log("ai_scientist"),
     localrule: True
     conda:
         "../envs/noveval.yaml"
@@ -84,9 +84,9 @@ rule judges_metrics:
             RESULTS, wildcards.dataset, wildcards.format
         ),
     output:
-        parquet=f"{RESULTS}/judges/{{dataset}}/{{format}}/metrics.parquet",
+        parquet=JUDGES_PATHS.metrics(),
         csv=report(
-            f"{RESULTS}/judges/{{dataset}}/{{format}}/metrics.csv",
+            JUDGES_PATHS.metrics(extension="csv"),
             caption="../report/judges_metrics.rst",
             category="Judges",
             subcategory="{dataset}",
@@ -98,7 +98,7 @@ rule judges_metrics:
             },
         ),
     log:
-        f"{LOGS}/judges/{{dataset}}/{{format}}/metrics.log",
+        JUDGES_PATHS.log("metrics"),
     conda:
         "../envs/noveval.yaml"
     params:

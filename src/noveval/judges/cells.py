@@ -122,12 +122,6 @@ def configured_changes(section: dict) -> list[str]:
     return [change_label(*kind) for kind in configured_kinds(section)]
 
 
-def instances_path(results: str, dataset: str, format: str, setup: str, idea_format: str) -> str:
-    """The instances table of one setup and format in one form of the ideas."""
-    suffix = "" if idea_format == STANDARD else f"-{idea_format}"
-    return f"{results}/judges/{dataset}/{format}/{setup}/instances{suffix}.parquet"
-
-
 def ideation_setup_name(stronger: str, weaker: str) -> str:
     return f"{IDEATION}{stronger}{VERSUS}{weaker}"
 
@@ -150,19 +144,6 @@ class JudgeCell:
     def batched(self) -> bool:
         """Whether the cell's calls are requests of its model's inference batch."""
         return self.change not in (*DERIVED, *LOOPED, *OWN_RULE)
-
-    def folder(self, results: str) -> str:
-        return cell_folder(
-            results, self.dataset, self.model, self.format, self.setup, self.ideas, self.change
-        )
-
-
-def cell_folder(
-    results: str, dataset: str, model: str, format: str, setup: str, ideas: str, change: str
-) -> str:
-    """A cell's folder: .../{format}/{setup}/{ideas}/{change} (rules judges_requests and
-    judges_verdicts; the dedicated systems' rules on the ideas as written)."""
-    return f"{results}/judges/{dataset}/{model}/{format}/{setup}/{ideas}/{change}"
 
 
 def cell_id(format: str, setup: str, ideas: str, change: str) -> str:

@@ -25,6 +25,7 @@ from noveval.judges.cells import (
 )
 from noveval.judges.instances import FORMATS, release_files
 from noveval.judges.layout import JudgesGrid
+from noveval.judges.paths import downloads_folder
 from noveval.registry import Registry, RegistryError
 
 log = logging.getLogger(__name__)
@@ -64,7 +65,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     entries = {  # an overlay drops a dataset of the default with null
         name: entry for name, entry in section["datasets"].items() if entry is not None
     }
-    downloads = f"{config['results']}/downloads/judges"
+    downloads = downloads_folder(config["results"])
     datasets = {name: release_files(entry, name, downloads) for name, entry in entries.items()}
     releases = {
         name: release.release_files(name, entry, downloads)

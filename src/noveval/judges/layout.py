@@ -1,5 +1,5 @@
-"""The judges' results layout: the grid's cells and, for each rule, the files it reads and
-writes."""
+"""The judges' grid: its cells and, for each rule, the files it reads (their paths from
+``noveval.judges.paths``, the track's results layout)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noveval.batches import (
-    CELLS,
-    GENERATION,
-    REWRITE,
-    responses_path,
-)
+from noveval.batches import CELLS, GENERATION, REWRITE
 from noveval.judges import release
 from noveval.judges.cells import (
     DERIVED,
@@ -26,11 +21,22 @@ from noveval.judges.cells import (
     VERSUS,
     JudgeCell,
     cell_id,
-    instances_path,
     release_kind,
 )
 from noveval.judges.instances import FORMATS
+from noveval.judges.paths import JudgesPaths, cell_keys
 from noveval.judges.prompts import calls_of
+
+# What the ``judges`` target builds of each format a dataset has, and of each dataset.
+FORMAT_TARGETS = ("metrics.csv", "tables.md", "controlled_study.png")
+DATASET_TARGETS = (
+    "cost_quality.png",
+    "d_minus_sources.png",
+    "flip_rates.csv",
+    "flip_rates.md",
+    "dataset_sizes.csv",
+    "dataset_sizes.md",
+)
 
 
 @dataclass(frozen=True)
@@ -64,14 +70,10 @@ class JudgesGrid:
     def request_inputs(self, results: str, wildcards) -> dict[str, str]:
         """A cell's instances (``instances-{ideas}`` for another form of the ideas) and, for
         'retrieval', its related work."""
-        base = f"{results}/judges/{wildcards.dataset}/{wildcards.format}/{wildcards.setup}"
-        inputs = {
-            "instances": instances_path(
-                results, wildcards.dataset, wildcards.format, wildcards.setup, wildcards.ideas
-            )
-        }
+        paths, setup = JudgesPaths(results), (wildcards.dataset, wildcards.format, wildcards.setup)
+        inputs = {"instances": paths.instances(*setup, wildcards.ideas)}
         if wildcards.change == "retrieval":
-            inputs["related"] = f"{base}/related.parquet"
+            inputs["related"] = paths.related(*setup)
         return inputs
 
     def instance_files(self, results: str, dataset: str) -> tuple[list[str], list[str]]:
@@ -79,7 +81,7 @@ class JudgesGrid:
         keys = dict.fromkeys(
             (cell.format, cell.setup, cell.ideas) for cell in self.cells if cell.dataset == dataset
         )
-        paths = [instances_path(results, dataset, *key) for key in keys]
+        paths = [JudgesPaths(results).instances(dataset, *key) for key in keys]
         return paths, [ideas for *_, ideas in keys]
 
     def other_format_changes(self, dataset: str, format: str | None = None) -> list[str]:
@@ -106,12 +108,10 @@ class JudgesGrid:
         files = self.datasets[wildcards.dataset].get(wildcards.setup, {})
         if kind in files:
             return {"release": files[kind]}
-        base = f"{results}/judges/{wildcards.dataset}"
+        paths = JudgesPaths(results)
         return {
-            "instances": f"{base}/{wildcards.format}/{wildcards.setup}/instances.parquet",
-            "responses": responses_path(
-                results, "judges", wildcards.dataset, self.rewrite_model, REWRITE
-            ),
+            "instances": paths.instances(wildcards.dataset, wildcards.format, wildcards.setup),
+            "responses": paths.responses(wildcards.dataset, self.rewrite_model, REWRITE),
         }
 
     def rewrites(self, dataset: str) -> list[tuple[str, str]]:
@@ -143,23 +143,16 @@ class JudgesGrid:
     def batch_requests(self, results: str, dataset: str, model: str, batch: str) -> list[str]:
         """The requests tables one inference job of ``model`` on ``dataset`` answers: its judge
         cells, its generated ideas, or its rewrites."""
-        folder = f"{results}/judges/{dataset}/{model}"
+        paths = JudgesPaths(results)
         if batch == GENERATION:
-            return [f"{folder}/{GENERATION}/{self.base_setup}/requests.parquet"]
-        if batch == REWRITE:
-            return [
-                f"{folder}/{format}/{setup}/{REWRITE}/requests.parquet"
-                for format, setup in self.rewrites(dataset)
-            ]
-        if batch in SEARCH_STEPS:
-            return [
-                f"{folder}/{format}/{setup}/{batch}/requests.parquet"
-                for format, setup in self.searches(dataset)
-            ]
+            return [paths.generation_requests(self.base_setup, dataset, model)]
+        if batch in (REWRITE, *SEARCH_STEPS):
+            pairs = self.rewrites(dataset) if batch == REWRITE else self.searches(dataset)
+            return [paths.step_requests(batch, dataset, model, *pair) for pair in pairs]
         if batch != CELLS:
             raise ValueError(f"judges have no inference batch '{batch}'")
         return [
-            f"{cell.folder(results)}/requests.parquet"
+            paths.requests(*cell_keys(cell))
             for cell in self.cells
             if cell.dataset == dataset and cell.model == model and cell.batched
         ]
@@ -227,18 +220,17 @@ class JudgesGrid:
 
     def search_requests(self, results: str, wildcards, step: str = "search_queries") -> str:
         """The requests table of one assisted-search step of a (dataset, format, setup)."""
-        return (
-            f"{results}/judges/{wildcards.dataset}/{self.search_model}/{wildcards.format}/"
-            f"{wildcards.setup}/{step}/requests.parquet"
+        return JudgesPaths(results).step_requests(
+            step, wildcards.dataset, self.search_model, wildcards.format, wildcards.setup
         )
 
     def search_responses(self, results: str, dataset: str, step: str) -> str:
         """The responses table of one assisted-search step of a dataset."""
-        return responses_path(results, "judges", dataset, self.search_model, step)
+        return JudgesPaths(results).responses(dataset, self.search_model, step)
 
     def generated_ideas(self, results: str, dataset: str, generator: str) -> str:
         """The responses table holding a generator's ideas (its generation batch)."""
-        return responses_path(results, "judges", dataset, generator, GENERATION)
+        return JudgesPaths(results).responses(dataset, generator, GENERATION)
 
     def generation_cell(self) -> str:
         return f"{GENERATION}/{self.base_setup}"
@@ -274,14 +266,12 @@ class JudgesGrid:
 
     def metrics_paths(self, results: str, dataset: str) -> list[str]:
         """The metrics tables of every format a dataset's cells have."""
-        return [
-            f"{results}/judges/{dataset}/{format}/metrics.parquet"
-            for format in self.formats(dataset)
-        ]
+        return [JudgesPaths(results).metrics(dataset, format) for format in self.formats(dataset)]
 
     def verdict_paths(self, results: str, dataset: str, format: str) -> list[str]:
+        paths = JudgesPaths(results)
         return [
-            f"{cell.folder(results)}/verdicts.parquet"
+            paths.verdicts(*cell_keys(cell))
             for cell in self.cells
             if cell.dataset == dataset and cell.format == format
         ]
@@ -303,7 +293,7 @@ class JudgesGrid:
 
     def responses(self, results: str, wildcards) -> str:
         """The responses table a cell's verdicts come from (its model's batch)."""
-        return responses_path(results, "judges", wildcards.dataset, wildcards.model, CELLS)
+        return JudgesPaths(results).responses(wildcards.dataset, wildcards.model, CELLS)
 
     @staticmethod
     def response_cell(wildcards) -> str:
@@ -315,38 +305,33 @@ class JudgesGrid:
     def outputs(self, results: str) -> list[str]:
         """Everything the ``judges`` target builds: metrics, tables and figures per dataset."""
         paths = [file.local for files in self.releases.values() for file in files]
+        layout = JudgesPaths(results)
         for dataset in self.datasets:
             formats = self.formats(dataset)
-            folder = f"{results}/judges/{dataset}"
+            names = []  # the dataset's outputs (``format/name``: one format's)
             for format in formats:
-                paths += [
-                    f"{folder}/{format}/{name}"
-                    for name in ("metrics.csv", "tables.md", "controlled_study.png")
-                ]
+                names += [f"{format}/{name}" for name in FORMAT_TARGETS]
             if formats:
-                paths += [
-                    f"{folder}/{name}"
-                    for name in (
-                        "cost_quality.png",
-                        "d_minus_sources.png",
-                        "flip_rates.csv",
-                        "flip_rates.md",
-                        "dataset_sizes.csv",
-                        "dataset_sizes.md",
-                    )
-                ]
+                names += DATASET_TARGETS
             if "pairwise" in formats:
-                paths.append(f"{folder}/pairwise/soft_accuracy.png")
+                names.append("pairwise/soft_accuracy.png")
                 if self.motivation["model"]:
-                    paths.append(f"{folder}/motivation.png")
+                    names.append("motivation.png")
                 if self.other_format_changes(dataset, "pairwise"):
-                    paths.append(f"{folder}/pairwise/plan_format.png")
+                    names.append("pairwise/plan_format.png")
             if self.other_format_changes(dataset):
-                paths.append(f"{folder}/plan_format.csv")
+                names.append("plan_format.csv")
             if any(c.dataset == dataset and c.setup.startswith(IDEATION) for c in self.cells):
-                paths += [f"{folder}/ideation.md", f"{folder}/ideation.csv"]
+                names += ["ideation.md", "ideation.csv"]
             if self.expert_annotations(dataset):
-                paths += [f"{folder}/expert_study.csv", f"{folder}/expert_study.md"]
+                names += ["expert_study.csv", "expert_study.md"]
+            for name in names:
+                format, _, file = name.rpartition("/")
+                paths.append(
+                    layout.format_output(file, dataset, format)
+                    if format
+                    else layout.output(file, dataset)
+                )
         return paths
 
 

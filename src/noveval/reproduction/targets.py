@@ -7,6 +7,7 @@ from pathlib import Path
 
 from noveval.judges.cells import configured_changes
 from noveval.judges.grid import system_models
+from noveval.judges.paths import JudgesPaths
 from noveval.novbench.layout import NovBenchLayout
 from noveval.registry import load_registry
 from noveval.reproduction.published import published
@@ -140,7 +141,9 @@ def inputs(
         "tables": [NovBenchLayout(results).table(d, "csv") for d in novbench_sets],
         "scores": [p for d in novbench_sets for p in novbench.score_paths(results, d)],
         "metrics": [
-            f"{results}/judges/{d}/{f}/metrics.csv" for d in judges_sets for f in judges.formats(d)
+            JudgesPaths(results).metrics(d, f, "csv")
+            for d in judges_sets
+            for f in judges.formats(d)
         ],
         "expert": [
             file.local
