@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noveval.chat_requests import build_request
-from noveval.engines.client import ClientSettings, send_requests
-from noveval.engines.journal import Journal, read_records
+from noveval.engines.client import ClientSettings
+from noveval.engines.journal import Journal
 from noveval.engines.providers import Endpoint
-from noveval.judges.aggregation import FAILED, TIE
 from noveval.judges.authors import module_constant
 from noveval.judges.prompts import call_item_id
-from noveval.ledger import Spending, send_within
+from noveval.judges.systems import TOTALS, Backbone, Decision, DedicatedJudge, Instance, Session
+from noveval.ledger import Spending
 from noveval.literature.leakage import cutoff_filter, without_leakage
 from noveval.literature.semantic_scholar import CLIENT_FIELDS, SemanticScholar
 from noveval.registry import ModelSpec
@@ -245,6 +245,7 @@ def run_checks(
     query)``: the papers of one idea's query); returns the checks by instance and every call's
     journal record with its instance and round. ``spending``: the caps its calls obey (the
     ledger read before each slice of calls; None: no ledger)."""
+    backbone = Backbone(spec, endpoint, journal, decoding, spending)
     checks = {i["instance_id"]: Check(i["ideas"][0], rounds) for i in instances}
     calls = []
     for round in range(rounds):
@@ -257,24 +258,8 @@ def run_checks(
         }
         if not rows:
             break
-        finished = journal.finished()
-        pending = [row for row in rows.values() if row["request_id"] not in finished]
-        log.info("round %d: %d open ideas, %d calls to send", round + 1, len(rows), len(pending))
-        if pending:
-            send_within(
-                spending,
-                pending,
-                journal.path,
-                lambda part: send_requests(part, endpoint, journal, settings, spec.cost_usd),
-            )
-            finished = journal.finished()
-        failed = {
-            r["request_id"]: r
-            for r in (read_records(journal.path) if journal.path.exists() else [])
-            if r.get("error")
-        }
-        for instance_id, row in rows.items():
-            record = finished.get(row["request_id"]) or failed[row["request_id"]]
+        found = backbone.answers(rows, settings, f"round {round + 1}")
+        for instance_id, record in found.items():
             calls.append({**record, "instance_id": instance_id, "round": round + 1})
             check = checks[instance_id]
             if record.get("error"):
@@ -288,64 +273,99 @@ def run_checks(
     return checks, calls
 
 
-def verdict_rows(
-    checks: dict[str, Check], calls: list[dict], all_failed: str = "tie"
-) -> list[dict]:
-    """One verdict per instance, with its calls' counts, tokens and cost. ``n_failed``: rounds
-    whose call failed for good or whose answer neither decided nor searched; no decision is
-    ``all_failed``'s verdict ('tie', or 'wrong': ``FAILED``)."""
-    undecided = FAILED if all_failed == "wrong" else TIE
-    rows = []
+def round_line(check: Check, call: dict, found: dict) -> dict:
+    """One round of an idea as its transcript line: its call (request id, error, cost), what
+    the answer did, the query searched and the titles found (``found``: (instance, query) →
+    papers)."""
+    turn = check.turns[call["round"] - 1]
+    return {
+        "instance_id": call["instance_id"],
+        "round": call["round"],
+        "request_id": call["request_id"],
+        "error": call.get("error"),
+        "answer": call.get("text"),
+        "did": describe(turn),
+        "decision": turn.decision,
+        "query": turn.query,
+        "found": [p.get("title", "") for p in found.get((call["instance_id"], turn.query), [])],
+        "cost_usd": float(call.get("cost_usd") or 0.0),
+    }
+
+
+def decisions(checks: dict[str, Check], calls: list[dict], found: dict) -> list[Decision]:
+    """Each idea's decision, its calls' totals and its rounds. Failed steps: rounds whose call
+    failed for good or whose answer neither decided nor searched."""
+    made = []
     for instance_id, check in checks.items():
         own = [call for call in calls if call["instance_id"] == instance_id]
-
-        def total(key: str, kind=int, own=own):
-            return sum(kind(call.get(key) or 0) for call in own)
-
-        rows.append(
-            {
-                "instance_id": instance_id,
-                "run": 0,
-                "verdict": undecided if check.decision is None else check.decision,
-                "n_calls": len(own),
-                "n_failed": sum(t.decision is None and t.query is None for t in check.turns),
-                "input_tokens": total("input_tokens"),
-                "output_tokens": total("output_tokens"),
-                "cost_usd": total("cost_usd", float),
-                "cached_input_tokens": total("cached_input_tokens"),
-                "cache_creation_tokens": total("cache_creation_tokens"),
-                "batch_calls": 0,
-                "latency_s": total("latency_s", float),
-                "web_searches": 0,  # its searches are Semantic Scholar's (the transcript)
-            }
+        made.append(
+            Decision(
+                instance_id,
+                check.decision,
+                sum(t.decision is None and t.query is None for t in check.turns),
+                own,
+                {
+                    key: sum(kind(call.get(key) or 0) for call in own)
+                    for key, kind in TOTALS.items()
+                },
+                [round_line(check, call, found) for call in own],
+            )
         )
-    return rows
+    return made
 
 
-def transcript(checks: dict[str, Check], calls: list[dict], found: dict) -> list[dict]:
-    """Every round of every idea: its call (request id, error, cost), what the answer did, the
-    query searched and the titles found (``found``: (instance, query) → papers)."""
-    rows = []
-    for call in calls:
-        check = checks[call["instance_id"]]
-        turn = check.turns[call["round"] - 1]
-        rows.append(
-            {
-                "instance_id": call["instance_id"],
-                "round": call["round"],
-                "request_id": call["request_id"],
-                "error": call.get("error"),
-                "answer": call.get("text"),
-                "did": describe(turn),
-                "decision": turn.decision,
-                "query": turn.query,
-                "found": [
-                    p.get("title", "") for p in found.get((call["instance_id"], turn.query), [])
-                ],
-                "cost_usd": float(call.get("cost_usd") or 0.0),
-            }
-        )
-    return rows
+# A cell's journal per model (the job's name before the dedicated judges shared a runner).
+JOURNAL = "judges-{dataset}-{setup}-ai_scientist"
+
+
+@dataclass(frozen=True)
+class AIScientist(DedicatedJudge):
+    """The check as the dedicated judge of one cell (``cell``: dataset, model, setup);
+    ``settings``: rounds, effort, cutoff and max_tokens; ``decoding``: the config's."""
+
+    cell: dict
+    prompts: Prompts
+    settings: dict
+    decoding: dict
+    ensure_ascii = True  # its transcripts escape non-ASCII characters
+
+    @property
+    def models(self) -> list[str]:
+        return [self.cell["model"]]
+
+    @property
+    def journal(self) -> str:
+        return JOURNAL.format(**self.cell)
+
+    def probe(self, instance: Instance) -> list[dict]:
+        return Check(instance.idea, self.settings["rounds"]).messages(self.prompts)
+
+    def decide(self, instances: list[Instance], session: Session) -> list[Decision]:
+        """Every idea's loop, its searches through the session's Semantic Scholar client without
+        the idea's own paper and papers after the cutoff."""
+        spec, endpoint, journal = session.served[self.cell["model"]]
+        decoding = {**self.decoding, "max_tokens": self.settings["max_tokens"]}
+        if spec.effort_levels:
+            decoding["reasoning_effort"] = self.settings["effort"]
+        searchers = {
+            i.instance_id: searcher(session.literature, self.settings["cutoff"], i.own_titles)
+            for i in instances
+        }
+        found: dict[tuple[str, str], list[dict]] = {}
+
+        def search(instance_id: str, query: str) -> list[dict]:
+            found[(instance_id, query)] = searchers[instance_id](query)
+            return found[(instance_id, query)]
+
+        checks, calls = run_checks(
+            [i.record() for i in instances], spec, endpoint, journal, session.settings, search,
+            self.prompts, self.settings["rounds"], decoding, session.spending,
+        )  # fmt: skip
+        return decisions(checks, calls, found)
+
+    def transcript(self, decisions: list[Decision]) -> list[dict]:
+        """Round by round, the ideas in their order within a round (as the calls went)."""
+        return sorted(super().transcript(decisions), key=lambda line: line["round"])
 
 
 # Their run config (accuracy_test_ai_scientist.yaml): max_num_iterations 10 (the original's

@@ -32,26 +32,19 @@ time; searches go through the cached Semantic Scholar client: a rerun sends noth
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
-from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 
 from noveval.chat_requests import build_request
-from noveval.engines.client import ClientSettings, send_requests
-from noveval.engines.journal import Journal, read_records
-from noveval.engines.providers import Endpoint
-from noveval.engines.servers import serve
-from noveval.judges.aggregation import Rules, aggregate_pointwise
+from noveval.engines.client import ClientSettings
+from noveval.judges import systems
 from noveval.judges.novelty_checker_prompts import (
     BuiltinPrompts,
     Prompts,
     decision_of,
-    load_prompts,
     parse_keywords,
     parse_verdict,
 )
@@ -64,13 +57,9 @@ from noveval.judges.novelty_checker_ranking import (
     reranked,
     windows,
 )
-from noveval.judges.novelty_checker_search import (
-    Literature,
-)
+from noveval.judges.novelty_checker_search import Literature
 from noveval.judges.prompts import call_item_id
-from noveval.judges.verdicts import VERDICT_COLUMNS
-from noveval.ledger import Spending, send_within
-from noveval.registry import ModelSpec
+from noveval.judges.systems import TOTALS, Backbone, Decision, DedicatedJudge, Instance, Session
 
 log = logging.getLogger(__name__)
 
@@ -84,25 +73,6 @@ KEYWORDS_CALL, FACETS_CALL, VERDICT_CALL, FIRST_WINDOW_CALL = 0, 1, 2, 3
 PLANNED_SEARCHES = 5 + 4 + 2
 PLANNED_WINDOWS = 9  # windows(EMBEDDED_PAPERS)
 PLANNED_PROMPT_TOKENS = {"checker": 600 + 1050 + 3350, "rerank": 7400}  # keywords+facets+verdict
-TOTALS = {  # the journal's numbers a verdict row sums over the idea's calls
-    "input_tokens": int,
-    "output_tokens": int,
-    "cost_usd": float,
-    "cached_input_tokens": int,
-    "cache_creation_tokens": int,
-    "latency_s": float,
-}
-
-
-@dataclass(frozen=True)
-class Backbone:
-    """A model with where it answers, its journal and its decoding."""
-
-    spec: ModelSpec
-    endpoint: Endpoint
-    journal: Journal
-    decoding: dict
-    spending: Spending | None = None  # the ledger its calls read and write (None: none)
 
 
 @dataclass(frozen=True)
@@ -148,32 +118,6 @@ class Transcript:
         return decision_of(self.category)
 
 
-def answers(rows: dict, backbone: Backbone, settings: ClientSettings, step: str) -> dict:
-    """Each row's journal record (its answer or its error), sending only unanswered rows."""
-    finished = backbone.journal.finished()
-    pending = [row for row in rows.values() if row["request_id"] not in finished]
-    log.info("%s: %d calls, %d to send", step, len(rows), len(pending))
-    if pending:
-        send_within(
-            backbone.spending,
-            pending,
-            backbone.journal.path,
-            lambda part: send_requests(
-                part, backbone.endpoint, backbone.journal, settings, backbone.spec.cost_usd
-            ),
-        )
-        finished = backbone.journal.finished()
-    failed = {
-        r["request_id"]: r
-        for r in (read_records(backbone.journal.path) if backbone.journal.path.exists() else [])
-        if r.get("error")
-    }
-    return {
-        key: finished.get(row["request_id"]) or failed[row["request_id"]]
-        for key, row in rows.items()
-    }
-
-
 def run_checks(
     instances: list[dict],
     checker: Backbone,
@@ -208,7 +152,7 @@ def run_checks(
         first[check.instance_id, "facets"] = request(
             checker, check, FACETS_CALL, prompts.facets(check.idea)
         )
-    found = answers(first, checker, settings, "keywords and facets")
+    found = checker.answers(first, settings, "keywords and facets")
     for check in checks:
         text = record(check, "keywords", found[check.instance_id, "keywords"])
         check.keywords, check.title_queries = parse_keywords(text or "")
@@ -238,7 +182,7 @@ def run_checks(
         for check in checks
         for number, span in enumerate(spans[check.instance_id])
     }
-    found = answers(rerank_rows, reranker, settings, "rerank windows") if rerank_rows else {}
+    found = reranker.answers(rerank_rows, settings, "rerank windows") if rerank_rows else {}
     for check in checks:
         window_answers = {
             span: record(check, "rerank", found[check.instance_id, span])
@@ -257,7 +201,7 @@ def run_checks(
         for check in checks
         if check.shown
     }
-    found = answers(verdict_rows, checker, settings, "verdicts") if verdict_rows else {}
+    found = checker.answers(verdict_rows, settings, "verdicts") if verdict_rows else {}
     for check in checks:
         if check.instance_id not in found:
             log.info("%s: no paper to compare with, no verdict", check.instance_id)
@@ -270,27 +214,30 @@ def run_checks(
     return checks, calls
 
 
+def decisions(checks: list[Transcript], calls: list[dict]) -> list[Decision]:
+    """Each idea's decision (none: a failed step), the totals of every call made for it and its
+    transcript line."""
+    frame = pd.DataFrame(calls, columns=["instance_id", *TOTALS])
+    made = []
+    for check in checks:
+        own = frame[frame["instance_id"] == check.instance_id]
+        made.append(
+            Decision(
+                check.instance_id,
+                check.decision,
+                int(check.decision is None),
+                [call for call in calls if call["instance_id"] == check.instance_id],
+                {name: kind(own[name].fillna(0).sum()) for name, kind in TOTALS.items()},
+                [transcript_line(check)],
+            )
+        )
+    return made
+
+
 def verdict_rows(checks: list[Transcript], calls: list[dict], all_failed: str) -> pd.DataFrame:
     """One row per idea in the judges' verdict columns: the decision (no decision: a tie, or
     wrong with ``all_failed`` 'wrong'), and the totals of every call made for it."""
-    rules = Rules(all_failed=all_failed)
-    frame = pd.DataFrame(calls, columns=["instance_id", *TOTALS])
-    rows = []
-    for check in checks:
-        own = frame[frame["instance_id"] == check.instance_id]
-        rows.append(
-            {
-                "instance_id": check.instance_id,
-                "run": 0,
-                "verdict": aggregate_pointwise([check.decision], rules),
-                "n_calls": len(own),
-                "n_failed": int(check.decision is None),
-                **{name: kind(own[name].fillna(0).sum()) for name, kind in TOTALS.items()},
-                "batch_calls": 0,
-                "web_searches": 0,
-            }
-        )
-    return pd.DataFrame(rows)
+    return systems.verdict_rows(decisions(checks, calls), all_failed)
 
 
 def transcript_line(check: Transcript) -> dict:
@@ -311,90 +258,39 @@ def transcript_line(check: Transcript) -> dict:
     }
 
 
-def judge_cell(
-    instances_path: str,
-    verdicts_path: str,
-    transcript_path: str,
-    cell: dict,
-    registry_path: str,
-    cache_dir: str,
-    inference: dict,
-    settings: dict,
-    literature: dict,
-    checker_root: str | None,
-    log_path: str,
-    all_failed: str,
-    weights_manifests: list[str] = (),
-    budget: dict | None = None,
-) -> None:
-    """One cell (``cell``: model, setup, change) of the checker on the pointwise instances:
-    its verdicts and each idea's transcript (JSON lines). ``settings``: the config's
-    ``judges.novelty_checker``; ``literature``: the Semantic Scholar settings, its cache folder and
-    the cutoff. The encoder (``settings['encoder']``) loads from its snapshot of
-    ``weights_manifests`` (rule weights) when it is a hub encoder. ``checker_root``: the upstream
-    files (paper mode), or None for the builtin messages. ``budget`` (config ``budget``): its
-    calls read the ledger as every calling job's do (``noveval.ledger``)."""
-    from noveval.weights import use_offline
+@dataclass(frozen=True)
+class NoveltyChecker(DedicatedJudge):
+    """The checker as the dedicated judge of one cell: ``model`` (its checker; the reranker is
+    ``settings['reranker']`` or the same), ``setup``, ``settings`` (the config's
+    ``judges.novelty_checker``), the search ``cutoff`` and the encoder's ``encode``."""
 
-    located = use_offline(weights_manifests)
-    from noveval.encoders import SentenceEncoder
-    from noveval.files import write_table
-    from noveval.judges.instances import read_instances
-    from noveval.literature.semantic_scholar import from_settings
-    from noveval.registry import load_registry
+    model: str
+    setup: str
+    prompts: Prompts | BuiltinPrompts
+    settings: dict
+    cutoff: str | None
+    encode: Callable[[list[str]], dict]
 
-    table = read_instances(instances_path)
-    instances = [
-        {"instance_id": row["instance_id"], "ideas": row["ideas"], "own_titles": row["titles"]}
-        for row in table.to_dict("records")
-    ]
-    prompts = load_prompts(checker_root, settings)
-    registry = load_registry(registry_path)
-    names = {"checker": cell["model"], "reranker": settings.get("reranker") or cell["model"]}
-    local = any(registry.model(name).engine == "llamacpp" for name in names.values())
-    client_settings = ClientSettings(
-        # llama_cpp.server answers one request at a time: queued ones would only time out.
-        concurrency=1 if local else inference["concurrency"],
-        request_timeout_s=inference["request_timeout_s"],
-        max_retries=inference["max_retries"],
-    )
-    search = Literature(
-        from_settings(literature["semantic_scholar"], Path(literature["cache_dir"])),
-        literature["cutoff"],
-    )
-    reference = registry.encoder(settings["encoder"])
-    encoder = SentenceEncoder(located.get(reference, reference))
-    probe = prompts.keywords(instances[0]["ideas"][0]) if instances else None
-    with ExitStack() as stack:
-        served = {}
-        for name in dict.fromkeys(names.values()):
-            spec = registry.model(name)
-            served[name] = (
-                spec,
-                stack.enter_context(
-                    serve(spec, log_path, inference["server_start_timeout_s"], 1, None, probe)
-                ),
-                stack.enter_context(Journal(Path(cache_dir) / name, f"{JOURNAL}-{cell['setup']}")),
-            )
-        spending = Spending.of(budget, cache_dir)
-        checker = Backbone(*served[names["checker"]], settings["decoding"], spending)
-        reranker = Backbone(*served[names["reranker"]], settings["rerank_decoding"], spending)
+    @property
+    def models(self) -> list[str]:
+        return [self.model, self.settings.get("reranker") or self.model]
+
+    @property
+    def journal(self) -> str:
+        return f"{JOURNAL}-{self.setup}"
+
+    def probe(self, instance: Instance) -> list[dict]:
+        return self.prompts.keywords(instance.idea)
+
+    def decide(self, instances: list[Instance], session: Session) -> list[Decision]:
         checks, calls = run_checks(
-            instances, checker, reranker, client_settings, search, encoder.encode, prompts,
-            Cut.of(settings),
-        )  # fmt: skip
-    counts = search.client.counts()
-    log.info(
-        "%d ideas, %d calls, %d Semantic Scholar requests sent (retries included), %d answered "
-        "from the cache",
-        len(checks), len(calls), counts["requests_made"], counts["requests_cached"],
-    )  # fmt: skip
-    frame = table[["instance_id", "label"]].merge(
-        verdict_rows(checks, calls, all_failed), on="instance_id", how="left"
-    )
-    for key, value in cell.items():
-        frame[key] = value
-    write_table(frame[VERDICT_COLUMNS], verdicts_path)
-    Path(transcript_path).write_text(
-        "".join(json.dumps(transcript_line(check), ensure_ascii=False) + "\n" for check in checks)
-    )
+            [i.record() for i in instances],
+            session.backbone(self.models[0], self.settings["decoding"]),
+            session.backbone(self.models[1], self.settings["rerank_decoding"]),
+            session.settings,
+            Literature(session.literature, self.cutoff),
+            self.encode,
+            self.prompts,
+            Cut.of(self.settings),
+        )
+        return decisions(checks, calls)

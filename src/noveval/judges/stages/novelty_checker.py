@@ -1,33 +1,52 @@
-"""Stage judges_novelty_checker: the Idea Novelty Checker on one cell's pointwise ideas."""
+"""Stage judges_novelty_checker: the Idea Novelty Checker on one cell's pointwise ideas → its
+verdicts and each idea's transcript (JSON lines)."""
 
 from __future__ import annotations
 
-from noveval.judges import novelty_checker
 from noveval.judges.cells import STANDARD
-from noveval.judges.novelty_checker_prompts import upstream_root
+from noveval.judges.novelty_checker import NoveltyChecker
+from noveval.judges.novelty_checker_prompts import load_prompts, upstream_root
+from noveval.judges.systems import run_system
 
 
 def run(job) -> None:
-    """One job of rule judges_novelty_checker."""
-    wildcards = job.wildcards
-    novelty_checker.judge_cell(
-        instances_path=job.input.instances,
-        verdicts_path=job.output.verdicts,
-        transcript_path=job.output.transcript,
-        cell={
-            "model": wildcards.model,
-            "setup": wildcards.setup,
+    """One job of rule judges_novelty_checker. The encoder (``settings['encoder']``) loads from
+    its snapshot of the rule's weights when it is a hub encoder; paper mode renders the prompts
+    from the upstream files, else the builtin messages."""
+    from noveval.weights import use_offline
+
+    located = use_offline(list(job.input.weights))
+    from noveval.encoders import SentenceEncoder
+    from noveval.registry import load_registry
+
+    settings, literature, model = job.params.settings, job.params.literature, job.wildcards.model
+    reference = load_registry(job.params.registry).encoder(settings["encoder"])
+    checker_root = upstream_root(job.input.upstream[0]) if job.params.paper_mode else None
+    system = NoveltyChecker(
+        model,
+        job.wildcards.setup,
+        load_prompts(checker_root, settings),
+        settings,
+        literature["cutoff"],
+        SentenceEncoder(located.get(reference, reference)).encode,
+    )
+    run_system(
+        system,
+        {
+            "model": model,
+            "setup": job.wildcards.setup,
             "ideas": STANDARD,
             "change": "novelty_checker",
         },
+        instances_path=job.input.instances,
         registry_path=job.params.registry,
-        cache_dir=job.params.cache,
+        journal_dir=job.params.cache,
         inference=job.params.inference,
-        settings=job.params.settings,
-        literature=job.params.literature,
-        checker_root=(upstream_root(job.input.upstream[0]) if job.params.paper_mode else None),
+        semantic_scholar=literature["semantic_scholar"],
+        search_cache_dir=literature["cache_dir"],
+        verdicts_path=job.output.verdicts,
+        transcript_path=job.output.transcript,
         log_path=job.log[0],
         all_failed=job.params.all_failed,
-        weights_manifests=list(job.input.weights),
         budget=job.config.get("budget"),
     )
