@@ -78,7 +78,7 @@ def test_judge_grid_end_to_end(embedded_run):
     blocks = [block for ideas in related["related"] for shown in ideas for block in shown]
     assert related["related"].map(len).eq(2).all()
     assert all(block.startswith("[metadata-1]\ntitle: ") for block in blocks)
-    cells = out / "smollm2-135m" / "pairwise" / "human-plus-generated"
+    cells = out / "smollm2-135m" / "pairwise" / "human-plus-generated" / "standard"
     assert (cells / "reference" / "requests.parquet").exists()
     assert not (cells / "no_aggregation" / "requests.parquet").exists()
 
@@ -116,7 +116,13 @@ def test_the_agentic_judge_searches_and_its_cost_counts_them(embedded_run):
     assert agentic["cost_usd"] == pytest.approx(2 * (0.005 + 0.006 + 0.01))
     assert pd.isna(agentic["flip_rate"])  # its backbone has no reference run
     requests = pd.read_parquet(
-        out / "gpt-5.6-sol" / "pointwise" / "human-plus-generated" / "agentic" / "requests.parquet"
+        out
+        / "gpt-5.6-sol"
+        / "pointwise"
+        / "human-plus-generated"
+        / "standard"
+        / "agentic"
+        / "requests.parquet"
     )
     assert (
         requests["tools"].map(yaml.safe_load).tolist()
@@ -143,7 +149,9 @@ def test_the_novelty_checker_judges_the_ideas_with_its_calls_counted(embedded_ru
     out = embedded_run.results / "judges" / "tiny"
     metrics = pd.read_csv(out / "pointwise" / "metrics.csv").set_index("change")
     checker = metrics.loc["novelty_checker"]
-    cell = out / "smollm2-135m" / "pointwise" / "human-plus-generated" / "novelty_checker"
+    cell = (
+        out / "smollm2-135m" / "pointwise" / "human-plus-generated" / "standard" / "novelty_checker"
+    )
     transcript = [json.loads(line) for line in (cell / "transcript.jsonl").read_text().splitlines()]
     assert len(transcript) == 2 and all(len(t["shown"]) <= 3 for t in transcript)
     assert all(len(t["ranked"]) <= 5 for t in transcript)
@@ -250,7 +258,7 @@ def test_the_ai_scientist_check_runs_its_round_and_its_cost_counts(embedded_run)
     # a local judge is costed in compute hours (its calls' latency), not USD
     assert 0 <= check["n_failed_calls"] <= 2 and pd.isna(check["cost_usd"])
     assert check["cost_basis"] == "CPU-hours" and check["compute_hours"] > 0
-    cell = out / "smollm2-135m" / "pointwise" / "human-plus-generated" / "ai_scientist"
+    cell = out / "smollm2-135m" / "pointwise" / "human-plus-generated" / "standard" / "ai_scientist"
     verdicts = pd.read_parquet(cell / "verdicts.parquet")
     assert set(verdicts["verdict"]) <= {0, 1, TIE} and verdicts["n_calls"].tolist() == [1, 1]
     rounds = [json.loads(line) for line in (cell / "transcript.jsonl").read_text().splitlines()]
@@ -261,5 +269,5 @@ def test_the_ai_scientist_check_runs_its_round_and_its_cost_counts(embedded_run)
     log = embedded_run.results / "logs" / "judges" / "tiny" / "smollm2-135m" / "pointwise"
     assert (
         "Semantic Scholar searches"
-        in (log / "human-plus-generated" / "ai_scientist" / "check.log").read_text()
+        in (log / "human-plus-generated" / "standard" / "ai_scientist" / "check.log").read_text()
     )

@@ -61,7 +61,7 @@ def test_jobs_that_load_metric_models_run_with_the_hub_off(embedded_run):
     models are packaged). The run's retrieval cells search Semantic Scholar: no model there."""
     logs = embedded_run.results / "logs"
     scoring = sorted(logs.glob("novbench/tiny/*/score.log"))
-    checker = sorted(logs.glob("judges/tiny/*/pointwise/*/novelty_checker/verdicts.log"))
+    checker = sorted(logs.glob("judges/tiny/*/pointwise/*/standard/novelty_checker/verdicts.log"))
     assert len(scoring) == 3 and checker  # human, smollm2-135m, gpt-4o
     for log in scoring + checker:
         assert "hub off (HF_HUB_OFFLINE=1); snapshots from the weights cache: none" in (
