@@ -54,13 +54,15 @@ def test_judge_grid_end_to_end(embedded_run):
     out = embedded_run.results / "judges" / "tiny"
     pairwise = pd.read_csv(out / "pairwise" / "metrics.csv")
     pointwise = pd.read_csv(out / "pointwise" / "metrics.csv")
-    assert set(pairwise["change"]) == {
+    # a cell's display label joins its change and the form of its ideas (purpose_mechanism: the
+    # reference on the ideas as plans)
+    assert set(pairwise["change_label"]) == {
         "reference", "P3", "retrieval", "purpose_mechanism", "no_aggregation"}  # fmt: skip
-    assert set(pointwise["change"]) == {
+    assert set(pointwise["change_label"]) == {
         "reference", "retrieval", "purpose_mechanism", "no_aggregation", "ai_scientist",
         "agentic", "novelty_checker"}  # fmt: skip
     assert (pairwise["n_instances"] == 2).all() and (pointwise["n_instances"] == 2).all()
-    reference = pairwise.set_index("change").loc["reference"]
+    reference = pairwise.set_index("change_label").loc["reference"]
     assert reference["n_calls"] == 4 and reference["flip_rate"] == 0
     # JSON-schema-constrained answers always parse, even from a 135M model.
     assert reference["n_failed_calls"] == 0
