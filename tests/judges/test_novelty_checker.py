@@ -22,8 +22,8 @@ from noveval.judges.novelty_checker import (
     Backbone,
     Cut,
     Transcript,
+    decisions,
     run_checks,
-    verdict_rows,
 )
 from noveval.judges.novelty_checker_prompts import (
     BuiltinPrompts,
@@ -45,6 +45,7 @@ from noveval.judges.novelty_checker_ranking import (
 from noveval.judges.novelty_checker_search import (
     Literature,
 )
+from noveval.judges.systems import verdict_rows
 from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.registry import load_registry
 
@@ -337,7 +338,7 @@ def test_verdict_rows_sum_every_call_of_an_idea_and_score_no_decision_by_the_rul
         {"instance_id": "a", "input_tokens": 5, "output_tokens": 1, "cost_usd": 0.25},
         {"instance_id": "b", "error": "timeout", "latency_s": 3.0},
     ]
-    rows = verdict_rows([decided, undecided], calls, all_failed="wrong").set_index("instance_id")
+    rows = verdict_rows(decisions([decided, undecided], calls), "wrong").set_index("instance_id")
     assert rows.loc["a", ["verdict", "n_calls", "n_failed", "input_tokens"]].tolist() == [
         0,
         2,
@@ -347,4 +348,4 @@ def test_verdict_rows_sum_every_call_of_an_idea_and_score_no_decision_by_the_rul
     assert rows.loc["a", "cost_usd"] == pytest.approx(0.75)
     assert rows.loc["b", ["verdict", "n_calls", "n_failed"]].tolist() == [FAILED, 1, 1]
     assert rows.loc["b", "latency_s"] == 3.0
-    assert verdict_rows([undecided], calls, all_failed="tie")["verdict"].tolist() == [TIE]
+    assert verdict_rows(decisions([undecided], calls), "tie")["verdict"].tolist() == [TIE]

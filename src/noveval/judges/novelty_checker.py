@@ -40,7 +40,6 @@ import pandas as pd
 
 from noveval.chat_requests import build_request
 from noveval.engines.client import ClientSettings
-from noveval.judges import systems
 from noveval.judges.novelty_checker_prompts import (
     BuiltinPrompts,
     Prompts,
@@ -232,12 +231,6 @@ def decisions(checks: list[Transcript], calls: list[dict]) -> list[Decision]:
             )
         )
     return made
-
-
-def verdict_rows(checks: list[Transcript], calls: list[dict], all_failed: str) -> pd.DataFrame:
-    """One row per idea in the judges' verdict columns: the decision (no decision: a tie, or
-    wrong with ``all_failed`` 'wrong'), and the totals of every call made for it."""
-    return systems.verdict_rows(decisions(checks, calls), all_failed)
 
 
 def transcript_line(check: Transcript) -> dict:
