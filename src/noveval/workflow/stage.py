@@ -32,7 +32,7 @@ def stage_code(rule: str, data: tuple[str, ...] = ()) -> str:
 
 def run_stage(job) -> None:
     """Run the stage of the Snakemake job ``job`` (the script's ``snakemake`` object), its
-    package log records and a failure's traceback sent to the job's log."""
-    module = importlib.import_module(stage_module(job.rule))
+    package log records and a failure's traceback (a stage that does not import included) sent to
+    the job's log."""
     with log_to(job.log[0]):
-        module.run(job)
+        importlib.import_module(stage_module(job.rule)).run(job)
