@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import re
 from pathlib import Path
 
 PACKAGE = "noveval"
@@ -90,13 +91,26 @@ def _closure(module: str) -> frozenset[Path]:
     return frozenset(seen.values())
 
 
+# An import statement at the start of a line (a parenthesised name list may span lines): only
+# these are parsed, not the whole module, since the Snakefile reads the closures of every stage
+# at each start.
+IMPORT_STATEMENT = re.compile(
+    r"^[ \t]*(?:from[ \t]+\.*[\w.]*[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)",
+    re.MULTILINE,
+)
+
+
 @functools.cache
 def _imports(module: str, source: Path) -> list[str]:
     """The package modules a module imports (``from noveval.x import y`` names ``noveval.x.y``
     when that is a module, else ``noveval.x``)."""
     package = module if source.name == "__init__.py" else module.rpartition(".")[0]
     found = []
-    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+    for statement in IMPORT_STATEMENT.findall(source.read_text(encoding="utf-8")):
+        try:
+            (node,) = ast.parse(statement.strip()).body
+        except (SyntaxError, ValueError):
+            continue  # a line of prose that starts with "import" or "from"
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -116,6 +130,7 @@ def _source(module: str) -> Path:
     return path
 
 
+@functools.cache
 def _module_file(module: str) -> Path | None:
     """The source file of a package module, found on disk without importing it (an import would
     run the module, and some load torch: seconds at every start of the Snakefile)."""

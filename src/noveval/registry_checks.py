@@ -12,30 +12,31 @@ import difflib
 from pathlib import Path
 
 import jsonschema
-import yaml
+
+from noveval.yaml_files import SafeLoader, load_yaml, read_yaml
 
 SCHEMA = Path(__file__).with_name("models.schema.yaml")  # package data, beside this module
 SECTIONS = {"models": "model", "encoders": "encoders", "language_models": "language_models"}
 
 
-class _DatesAsText(yaml.SafeLoader):
+class _DatesAsText(SafeLoader):
     """YAML whose unquoted dates (``retired: 2026-11-30``) stay the text written."""
 
 
 _DatesAsText.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()
 }
 
 
 def read(path: str | Path) -> object:
     """The registry file as YAML (an empty file: no sections)."""
-    return yaml.load(Path(path).read_text(), Loader=_DatesAsText) or {}
+    return read_yaml(path, _DatesAsText) or {}
 
 
 def faults(raw: object, path: str | Path) -> list[str]:
     """Every fault of the registry ``raw`` read from ``path``, one line each (none: it is fine)."""
-    schema = yaml.safe_load(SCHEMA.read_text())
+    schema = load_yaml(SCHEMA.read_text())
     errors = jsonschema.Draft202012Validator(schema).iter_errors(raw)
     found = [
         f"{path}: {_where(list(error.absolute_path))}{_message(error)}"

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jsonschema
-import yaml
+
+from noveval.yaml_files import load_yaml
 
 SITE_FILE_VARIABLE = "NOVEVAL_SLURM_SITE"  # as profiles/slurm/config.yaml
 DEFAULT_SITE_FILE = "profiles/slurm/site.yaml"
@@ -42,7 +43,7 @@ class Site:
         path = Path(path or env.get(SITE_FILE_VARIABLE) or DEFAULT_SITE_FILE)
         if not path.is_file():
             return cls()
-        settings = yaml.safe_load(path.read_text()) or {}
+        settings = load_yaml(path.read_text()) or {}
         check_site(settings, path)
         share = settings.get("job_share", DEFAULT_JOB_SHARE)
         api_inference = settings.get("api_inference") or "host"
@@ -101,7 +102,7 @@ def check_site(settings: object, path: Path) -> None:
     ('max_gpus' was unexpected)``."""
     if not isinstance(settings, dict):
         raise ValueError(f"{path}: a site file is a mapping of settings")
-    schema = yaml.safe_load(SITE_SCHEMA.read_text())
+    schema = load_yaml(SITE_SCHEMA.read_text())
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema).iter_errors(settings)
     )

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from noveval.files import write_bytes
+from noveval.yaml_files import load_yaml
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +51,7 @@ class UpstreamFile:
 @cache
 def pinned(study: str) -> dict[str, UpstreamFile]:
     """Every upstream file of a study, by its path in the authors' repository."""
-    pins = yaml.safe_load(PINS.read_text())
+    pins = load_yaml(PINS.read_text())
     if study not in pins:
         raise UpstreamError(f"unknown study '{study}' (pinned: {', '.join(pins)})")
     entry = pins[study]

@@ -35,6 +35,7 @@ import yaml
 from noveval.files import write_bytes
 from noveval.registry import ModelSpec, Registry, ScorerSpec
 from noveval.site import Site
+from noveval.yaml_files import load_yaml
 
 log = logging.getLogger(__name__)
 
@@ -280,7 +281,7 @@ def lock_path(config: dict) -> str:
 def read_lock(path: str | Path) -> dict[str, dict]:
     """The lock file's entries by model ({} where it does not exist yet)."""
     path = Path(path)
-    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
+    return (load_yaml(path.read_text()) or {}) if path.is_file() else {}
 
 
 def write_lock_entry(

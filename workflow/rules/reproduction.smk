@@ -4,17 +4,13 @@ from noveval.reproduction import targets as reproduction_targets
 PROJECT_REGISTRY = "config/models.yaml"
 REPRODUCTION = reproduction_targets.configured(config, JUDGES.not_runnable)
 REPRODUCTION_CELLS = reproduction_targets.cells(RESULTS, REPRODUCTION, NOVBENCH)
-# What the run's numbers were produced under, what the paper's were (config/paper.yaml over the
-# embedded default, with the project's registry), and the share limits of failed and empty answers.
-REPRODUCTION_BASIS = {
-    "run": reproduction_conditions.conditions(config, REGISTRY),
-    "paper": reproduction_conditions.paper_conditions(
-        "config/config.yaml",
-        "config/paper.yaml",
-        f"{workflow.basedir}/schemas/config.schema.yaml",
-        PROJECT_REGISTRY,
-    ),
-    "limits": config["reproduction"],
+# The paper's files its conditions are read from (config/paper.yaml over the embedded default,
+# with the project's registry); the report's basis is built only when its job is planned.
+PAPER_FILES = {
+    "default": "config/config.yaml",
+    "paper": "config/paper.yaml",
+    "schema": f"{workflow.basedir}/schemas/config.schema.yaml",
+    "registry": PROJECT_REGISTRY,
 }
 # With the authors' prompts, the report rebuilds each cell's paper-mode requests from their
 # fetched scripts and compares their digest with the requests the run sent.
@@ -69,7 +65,9 @@ rule reproduction_report:
         "../envs/noveval.yaml"
     params:
         grid=REPRODUCTION,
-        basis=REPRODUCTION_BASIS,
+        basis=lambda wildcards: reproduction_conditions.basis(
+            config, REGISTRY, PAPER_FILES
+        ),
         cells=REPRODUCTION_CELLS,
         registry=PROJECT_REGISTRY,
         upstream_root=f"{RESULTS}/downloads/upstream/novbench",

@@ -83,9 +83,9 @@ class Prompts:
     @classmethod
     def builtin(cls) -> Prompts:
         """The project's own messages (the builtin mode)."""
-        import yaml
+        from noveval.yaml_files import load_yaml
 
-        return cls(**yaml.safe_load(BUILTIN.read_text()))
+        return cls(**load_yaml(BUILTIN.read_text()))
 
 
 def paper_line(source: str) -> str:

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import jinja2
 import pandas as pd
-import yaml
 
 from noveval.answers import extract_json
 from noveval.upstream import UpstreamSource
+from noveval.yaml_files import load_yaml
 
 TEMPLATES = "src/novelty_eval/templates/"
 JUDGE = "src/novelty_eval/judge.py"
@@ -69,7 +69,7 @@ class AuthorsPrompts:
             "NOVELTY_RETRIEVAL_PAIRWISE_TIP",
         )
         values = {name: module_constant(judge, name) for name in names}
-        ablations = yaml.safe_load(self.source.text(ABLATIONS))
+        ablations = load_yaml(self.source.text(ABLATIONS))
         values["VAGUE_CRITERION"] = ablations["shared"]["vague_novelty_criterion"]
         return values
 
@@ -150,7 +150,7 @@ def parse_verdict(text: str | None, format: str) -> int | None:
 
 def blocked_titles(root: str | Path) -> set[str]:
     """The titles of the authors' blocklist, case-folded (they match case-insensitively)."""
-    listed = yaml.safe_load(UpstreamSource("judges", Path(root)).text(BLOCKLIST))
+    listed = load_yaml(UpstreamSource("judges", Path(root)).text(BLOCKLIST))
     return {title.casefold() for title in listed["blocked_titles"]}
 
 

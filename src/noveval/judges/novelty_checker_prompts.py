@@ -197,9 +197,9 @@ class BuiltinPrompts:
 
     @classmethod
     def read(cls, path: Path = BUILTIN) -> BuiltinPrompts:
-        import yaml
+        from noveval.yaml_files import load_yaml
 
-        return cls(yaml.safe_load(path.read_text()))
+        return cls(load_yaml(path.read_text()))
 
     def keywords(self, idea: str) -> list[dict]:
         return [

@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from noveval.downloads import fetch
+from noveval.yaml_files import load_yaml
 
 MANIFEST = Path(__file__).with_name("release.yaml")
 # The release's names: *_plan files hold the ideas in purpose-mechanism form (our change name).
@@ -43,7 +44,7 @@ class ReleaseFile:
 
 def manifest(commit: str) -> dict:
     """The recorded file list of the release at ``commit``."""
-    recorded = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
+    recorded = load_yaml(MANIFEST.read_text(encoding="utf-8"))
     if recorded["commit"] != commit:
         raise ValueError(
             f"judges release: no file list recorded for commit {commit} "
@@ -93,7 +94,7 @@ def read_release(path: str | Path) -> dict:
     """The instances of a release YAML file, by key. A file that is not UTF-8, not YAML, not a
     mapping, or empty is an error naming the file (and the line of a YAML error)."""
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        raw = load_yaml(Path(path).read_text(encoding="utf-8"))
     except UnicodeDecodeError as error:
         bad = error.object[error.start : error.start + 1]
         raise ValueError(f"{path}: not UTF-8 text (byte {error.start} is {bad!r})") from None

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from noveval.encoders import SentenceEncoder
+from noveval.yaml_files import load_yaml
 
 
 def load_corpus(path: str | Path) -> pd.DataFrame:
     """The corpus as a table of title, abstract."""
-    entries = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or []
+    entries = load_yaml(Path(path).read_text(encoding="utf-8")) or []
     if not all(isinstance(e, dict) and e.get("title") and e.get("abstract") for e in entries):
         raise ValueError(f"{path}: expected a list of {{title, abstract}} entries")
     return pd.DataFrame(entries)[["title", "abstract"]]

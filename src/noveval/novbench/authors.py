@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from noveval.novbench.parsing import format_evaluation
 from noveval.registry import ModelSpec
 from noveval.templates import PROMPT_DIR
 from noveval.upstream import UpstreamSource, fetched_path
+from noveval.yaml_files import load_yaml
 
 SCRIPTS = PROMPT_DIR / "novbench" / "authors.yaml"
 LIBRARY = "ai_researcher"  # the upstream source (noveval/upstream.yaml) of the reviewer library
@@ -70,7 +69,7 @@ class AuthorsPrompt:
 @cache
 def _scripts() -> dict:
     """The map of models to the authors' scripts (read once: the workflow asks for every cell)."""
-    return yaml.safe_load(SCRIPTS.read_text())
+    return load_yaml(SCRIPTS.read_text())
 
 
 def script_family(spec: ModelSpec) -> str:

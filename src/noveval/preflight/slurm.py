@@ -12,6 +12,7 @@ import yaml
 from noveval.cluster import gpus
 from noveval.preflight.findings import Finding, run_command, skipped
 from noveval.preflight.grid import Grid, site_gpu_type
+from noveval.yaml_files import load_yaml
 
 GPU_WAIT_S = 60  # how long the driver check waits for a GPU node (srun --immediate)
 
@@ -19,7 +20,7 @@ GPU_WAIT_S = 60  # how long the driver check waits for a GPU node (srun --immedi
 def site_file_check(path: str | Path) -> tuple[Finding, dict]:
     """The site file: readable YAML with a ``partitions`` table (and its settings)."""
     try:
-        site = yaml.safe_load(Path(path).read_text()) or {}
+        site = load_yaml(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as error:
         return Finding("site file", False, f"{path}: {error}"), {}
     if not isinstance(site, dict) or not isinstance(site.get("partitions"), dict):

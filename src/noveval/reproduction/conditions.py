@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import yaml
-
 from noveval.judges.ai_scientist import system_settings
 from noveval.judges.grid import system_models
 from noveval.registry import Registry, load_registry
+from noveval.yaml_files import load_yaml
 
 # The judge settings that shape each request, and those that turn calls into a decision.
 JUDGE_REQUESTS = (
@@ -141,8 +140,8 @@ def paper_config(default: str | Path, paper: str | Path, schema: str | Path) -> 
     """``paper`` over ``default``, validated (schema defaults filled), as the workflow reads it."""
     from snakemake.utils import update_config, validate
 
-    config = yaml.safe_load(Path(default).read_text(encoding="utf-8"))
-    update_config(config, yaml.safe_load(Path(paper).read_text(encoding="utf-8")))
+    config = load_yaml(Path(default).read_text(encoding="utf-8"))
+    update_config(config, load_yaml(Path(paper).read_text(encoding="utf-8")))
     validate(config, str(schema))
     return config
 
@@ -179,6 +178,17 @@ def paper_conditions(
             "windows": AUTHORS_CHECKER_WINDOWS,
         }
     return found
+
+
+def basis(config: dict, registry: Registry, paper_files: dict) -> dict:
+    """What the run's numbers were produced under (``run``), what the paper's were (``paper``:
+    :func:`paper_conditions` of ``paper_files``) and the share limits of failed and empty
+    answers (``limits``)."""
+    return {
+        "run": conditions(config, registry),
+        "paper": paper_conditions(**paper_files),
+        "limits": config["reproduction"],
+    }
 
 
 def flat(values: dict, prefix: str = "") -> dict:
