@@ -23,6 +23,7 @@ from noveval.judges.cells import (
     ideation_setup_name,
     release_kind,
 )
+from noveval.judges.custom import custom_judges
 from noveval.judges.instances import FORMATS, release_files
 from noveval.judges.layout import JudgesGrid
 from noveval.judges.paths import downloads_folder
@@ -37,6 +38,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     kinds = configured_kinds(section)  # (change, form of the ideas)
     if kinds and "reference" not in section["changes"]:
         raise ValueError("judges.changes: every change is measured against 'reference'; add it")
+    custom_judges(section, registry)  # every custom judge checked before any job
     substitutions = section.get("substitutions") or {}
     specs = {
         name: registry.model(name)
