@@ -24,7 +24,8 @@ from noveval.judges.verdicts import json_objects
 
 FORMATS = ("pointwise", "pairwise")
 # The fields a template may use: the instance's own and, with retrieval on, its related work
-# (a list of [title, abstract] pairs; empty with retrieval off).
+# (the retrieved abstracts: pointwise a list, pairwise one list per idea as shown; empty with
+# retrieval off).
 POINTWISE_FIELDS = frozenset({"idea", "area", "title", "related"})
 PAIRWISE_FIELDS = frozenset({"ideas", "idea_1", "idea_2", "area", "titles", "related"})
 FIELDS = {"pointwise": POINTWISE_FIELDS, "pairwise": PAIRWISE_FIELDS}
