@@ -38,4 +38,6 @@ def constraints() -> dict[str, str]:
         "setup": NAME,
         "ideas": one_of(IDEA_FORMATS),  # the form of the ideas a judge cell judges
         "change": one_of(CHANGES),  # a judge cell's change (or dedicated system) alone
+        "judge": r"[A-Za-z0-9_-]+",  # a custom judge (config judges.custom)
+        "wording": NAME,  # a custom judge's wording: reference or a variant
     }
