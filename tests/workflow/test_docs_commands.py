@@ -42,6 +42,12 @@ NOT_RUN = {
     "paper grid's cached scores; test_paper_run forces the same two rules on its run",
     "cat > release.yaml <<'YAML'\njudges:\n  datasets: {release: ../shared/data/novelty-eval}   "
     "# sample: null would drop the shipped sample\nYAML": "the overlay of the command below",
+    "snakemake --cores 2 judges --configfile config/config.yaml "
+    ".test/config-judge-card/config.yaml": (
+        "SmolLM2 answers its 88 calls in two minutes or more on 2 shared cores; "
+        "tests/workflow/test_test_configs.py dry-runs it, and the embedded_run fixture runs a "
+        "custom judge to its card (test_a_custom_judge_gets_its_card_and_the_run_its_leaderboard)"
+    ),
     "snakemake --cores 2 judges --configfile config/config.yaml release.yaml": "SmolLM2 judging "
     "the whole release copies takes several minutes on 2 cores; test_paper_run judges them "
     "through the loopback providers",

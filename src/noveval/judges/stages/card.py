@@ -17,7 +17,9 @@ def run_metrics(paths: list[str]) -> pd.DataFrame:
     frame = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
     if "ideas" in frame:
         frame = frame[frame["ideas"] == STANDARD]
-    value = frame["macro_f1"].where(frame["format"] == "pointwise", frame.get("strict_accuracy"))
+    nan = pd.Series(float("nan"), index=frame.index)
+    pointwise, pairwise = frame.get("macro_f1", nan), frame.get("strict_accuracy", nan)
+    value = pointwise.where(frame["format"] == "pointwise", pairwise)
     return frame.assign(value=value)[["model", "format", "setup", "change", "value"]]
 
 
