@@ -35,10 +35,11 @@ def card_tables(cells: list[dict], bootstrap: dict) -> tuple[pd.DataFrame, pd.Da
     rows, deltas, references = [], [], {}
     for cell in cells:
         if cell["wording"] == REFERENCE_WORDING and cell["change"] == REFERENCE:
-            references[(cell["setup"], cell["format"])] = cell["verdicts"]
+            references[(cell.get("dataset"), cell["setup"], cell["format"])] = cell["verdicts"]
     for cell in cells:
         format, verdicts, calls = cell["format"], cell["verdicts"], cell["calls"]
         key = {
+            **({"dataset": cell["dataset"]} if "dataset" in cell else {}),
             "setup": cell["setup"],
             "format": format,
             "change": cell_label(cell["wording"], cell["change"]),
@@ -49,7 +50,7 @@ def card_tables(cells: list[dict], bootstrap: dict) -> tuple[pd.DataFrame, pd.Da
         if format == "pairwise":
             row |= card.order_swap_consistency(calls)
         rows.append(row)
-        reference = references.get((cell["setup"], format))
+        reference = references.get((cell.get("dataset"), cell["setup"], format))
         if key["change"] != REFERENCE and reference is not None:
             delta = card.change_delta(format, reference, verdicts, resamples, seed)
             deltas.append(key | {"measure": card.MEASURES[format][0]} | delta)
@@ -87,6 +88,11 @@ def _interval(row: pd.Series, name: str) -> str:
     return f"{_number(row[name])} [{_number(low)}, {_number(high)}]"
 
 
+def _where(row: pd.Series, several: bool) -> str:
+    """A row's setup, after its dataset where the card spans several."""
+    return f"{row['dataset']}/{row['setup']}" if several else row["setup"]
+
+
 def card_markdown(
     judge: str, model: str, measurements: pd.DataFrame, deltas: pd.DataFrame, paper: pd.DataFrame
 ) -> str:
@@ -98,6 +104,7 @@ def card_markdown(
         "",
         card.reading(judge, deltas),
     ]
+    several = "dataset" in measurements and measurements["dataset"].nunique() > 1
     for format, group in measurements.groupby("format", sort=False):
         names = card.MEASURES[format]
         lines += ["", f"## {format.capitalize()}", ""]
@@ -106,7 +113,7 @@ def card_markdown(
         header += ["USD / 100", "hours / 100"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for _, row in group.iterrows():
-            cells = [row["setup"], row["change"], *(_interval(row, n) for n in names)]
+            cells = [_where(row, several), row["change"], *(_interval(row, n) for n in names)]
             cells += [
                 _number(row["tie_rate"]),
                 f"{row['unparseable']} ({row['unparseable_rate']:.0%})",
@@ -124,7 +131,8 @@ def card_markdown(
         low, high = _number(row["delta_low"]), _number(row["delta_high"])
         delta = f"{row['delta']:+.3f}{row['mark']} [{low}, {high}]"
         lines.append(
-            f"| {row['setup']} | {row['format']} | {row['change']} | {row['measure']} | {delta} "
+            f"| {_where(row, several)} | {row['format']} | {row['change']} | {row['measure']} "
+            f"| {delta} "
             f"| {_number(row['flip_rate'])} |"
         )
     lines += ["", "`*`: the paired-bootstrap interval is reliable and excludes 0.", ""]
