@@ -89,6 +89,7 @@ def test_defaults_fill_a_minimal_config():
         "calls_by_change": {},
         "idea_formats": {},
         "systems": {},
+        "custom": {},
         "blocklist": False,
         "no_aggregation": "first_call",
         "even_split": "tie",
