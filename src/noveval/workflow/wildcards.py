@@ -8,11 +8,14 @@ from noveval.batches import BATCHES
 from noveval.construction.grid import TRACK as NOVBENCH_CONSTRUCTION
 from noveval.judges.cells import CHANGES, IDEA_FORMATS
 from noveval.judges.instances import FORMATS
+from noveval.novbench.custom import CUSTOM_PREFIX
 from noveval.novbench.generation import STRATEGIES
 from noveval.novbench.perturbation import PERTURBATIONS
 from noveval.upstream import SOURCES, STUDIES
 
 NAME = r"[A-Za-z0-9_.+-]+"  # a dataset, setup or file stem: one path component
+CUSTOM_STRATEGY = re.escape(CUSTOM_PREFIX) + r"[A-Za-z0-9_-]+"  # custom-<name>
+PAPER_STRATEGIES = "|".join(map(re.escape, STRATEGIES))
 
 
 def one_of(names) -> str:
@@ -32,7 +35,8 @@ def constraints() -> dict[str, str]:
         "weaker": r"[^/]+",
         "batch": one_of(BATCHES),
         "chunk": r"\d+-of-\d+",  # noveval.chunks
-        "strategy": one_of(STRATEGIES),
+        # a paper strategy, or a custom evaluator's cells (config novbench.custom)
+        "strategy": f"{PAPER_STRATEGIES}|{CUSTOM_STRATEGY}",
         "perturbation": one_of(PERTURBATIONS),
         "format": one_of(FORMATS),
         "setup": NAME,
@@ -40,4 +44,5 @@ def constraints() -> dict[str, str]:
         "change": one_of(CHANGES),  # a judge cell's change (or dedicated system) alone
         "judge": r"[A-Za-z0-9_-]+",  # a custom judge (config judges.custom)
         "wording": NAME,  # a custom judge's wording: reference or a variant
+        "evaluator": r"[A-Za-z0-9_-]+",  # a custom NovBench evaluator (config novbench.custom)
     }
