@@ -48,6 +48,12 @@ NOT_RUN = {
         "tests/workflow/test_test_configs.py dry-runs it, and the embedded_run fixture runs a "
         "custom judge to its card (test_a_custom_judge_gets_its_card_and_the_run_its_leaderboard)"
     ),
+    "snakemake --cores 2 novbench --configfile config/config.yaml "
+    ".test/config-novbench-card/config.yaml": (
+        "SmolLM2 writes its 14 evaluations and the scorers score them in several minutes on 2 "
+        "shared cores; tests/workflow/test_test_configs.py dry-runs it, and "
+        "tests/novbench/test_novbench_card.py tests the card's statistics on hand-made scores"
+    ),
     "snakemake --cores 2 judges --configfile config/config.yaml release.yaml": "SmolLM2 judging "
     "the whole release copies takes several minutes on 2 cores; test_paper_run judges them "
     "through the loopback providers",
