@@ -1,12 +1,10 @@
 from noveval.novbench.custom import evaluator_of
 from noveval.novbench.decoding import decoding_inputs
-from noveval.workflow.wildcards import CUSTOM_STRATEGY
-
+from noveval.workflow.wildcards import CARD_NAME, CUSTOM_STRATEGY
 
 # The custom NovBench evaluators (config novbench.custom): each a cell of its model's inference
 # batch (strategy custom-<name>, parsed and scored as any cell), each evaluator's card and the
 # leaderboard.
-ruleorder: novbench_leaderboard > novbench_card
 
 
 rule novbench_custom_requests:
@@ -54,6 +52,8 @@ rule novbench_card:
         table=NOVBENCH_LAYOUT.card(extension="parquet"),
     log:
         NOVBENCH_LAYOUT.log("card"),
+    wildcard_constraints:
+        evaluator=CARD_NAME,  # not the leaderboard beside the cards
     conda:
         "../envs/noveval.yaml"
     params:

@@ -107,8 +107,9 @@ def card_tables(
 
 
 def _run_means(cells: pd.DataFrame) -> dict[tuple[str, str], dict[str, float]]:
-    """(model, strategy) -> the four metrics' means of the paper cells this run scored."""
-    means = cells.groupby(["model", "strategy"], sort=True)[METRICS].mean()
+    """(model, strategy) -> the four metrics' means of the paper cells this run scored (a cell
+    whose every call failed has none)."""
+    means = cells.groupby(["model", "strategy"], sort=True)[METRICS].mean().dropna()
     return {key: row.to_dict() for key, row in means.iterrows()}
 
 

@@ -15,6 +15,7 @@ from noveval.upstream import SOURCES, STUDIES
 
 NAME = r"[A-Za-z0-9_.+-]+"  # a dataset, setup or file stem: one path component
 CUSTOM_STRATEGY = re.escape(CUSTOM_PREFIX) + r"[A-Za-z0-9_-]+"  # custom-<name>
+CARD_NAME = r"(?!leaderboard\.)[A-Za-z0-9_-]+"  # a custom evaluator's card, not the leaderboard
 PAPER_STRATEGIES = "|".join(map(re.escape, STRATEGIES))
 
 
