@@ -2,6 +2,7 @@
 requests, and its cells in the grid."""
 
 import copy
+import re
 
 import pytest
 import yaml
@@ -17,6 +18,7 @@ from noveval.novbench.custom import (
 )
 from noveval.novbench.grid import novbench_grid
 from noveval.registry import load_registry
+from noveval.workflow.wildcards import CARD_NAME, constraints
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 TEMPLATE = "Contributions:\n{% for s in descriptions %}- {{ s }}\n{% endfor %}Evaluate."
@@ -102,6 +104,19 @@ def test_the_strategy_names_the_evaluator():
     assert custom_strategy("mine") == "custom-mine"
     assert evaluator_of("custom-my-eval") == "my-eval"
     assert evaluator_of("zero") is None
+
+
+def test_a_cell_folder_splits_into_the_custom_strategy_and_its_perturbation():
+    patterns = constraints()
+    cell = re.compile(
+        rf"(?P<strategy>{patterns['strategy']})-(?P<perturbation>{patterns['perturbation']})"
+    )
+    found = cell.fullmatch("custom-my-eval-del")
+    assert found.group("strategy", "perturbation") == ("custom-my-eval", "del")
+    assert cell.fullmatch("zero-none").group("strategy") == "zero"
+    assert re.fullmatch(patterns["evaluator"], "my-eval")
+    card = rf"(?P<evaluator>{CARD_NAME})\.md"  # rule novbench_card's: not the leaderboard
+    assert re.fullmatch(card, "my-eval.md") and not re.fullmatch(card, "leaderboard.md")
 
 
 def default_config() -> dict:
