@@ -37,6 +37,8 @@ LABELS = {
 }
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 REFERENCE_WORDING = "reference"
+# The formats the reviewers' cue applies to (the paper's cue, P3 against P4, is pairwise only).
+CUE_FORMATS = ("pairwise",)
 
 
 class CustomJudgeError(ValueError):
