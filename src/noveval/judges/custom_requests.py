@@ -12,11 +12,10 @@ as configured.
 from __future__ import annotations
 
 from noveval.chat_requests import build_request
-from noveval.judges.custom import REFERENCE_WORDING, CustomJudge
+from noveval.judges.custom import CHANGES, REFERENCE_WORDING, CustomJudge
 from noveval.judges.prompts import call_item_id
 from noveval.registry import ModelSpec
 
-CHANGES = ("low_reasoning", "retrieval", "reviewers_cue", "purpose_mechanism")
 # The framing that sets the paper's P3 apart from P4 (the authors' pairwise_ai_researcher_variation
 # and _no_review templates): the pair is said to hold one idea that reviewers judged novel.
 REVIEWERS_CUE = (
