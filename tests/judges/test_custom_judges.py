@@ -3,6 +3,7 @@
 import pytest
 
 from noveval.judges.custom import CustomJudgeError, custom_judge, custom_judges, template_fields
+from noveval.judges.grid import custom_cells
 from noveval.registry import load_registry
 
 RULE = {"regex": r"verdict:\s*([a-z ]+)", "labels": {"novel": "novel", "not novel": "not_novel"}}
@@ -85,3 +86,16 @@ def test_the_model_must_be_a_registry_model():
     with pytest.raises(CustomJudgeError, match=r"judges.custom.mine.model"):
         custom_judges({"custom": {"mine": entry(model="no-such-model")}}, registry)
     assert set(custom_judges({"custom": {"mine": entry()}}, registry)) == {"mine"}
+
+
+def test_the_reviewers_cue_is_a_cell_of_the_pairs_only():
+    judge = custom_judge("mine", entry(changes=["reviewers_cue", "low_reasoning"]))
+    datasets = {"sample": {"human-only": {"pointwise": "p.yaml", "pairwise": "q.yaml"}}}
+    cells = {(c.format, c.change) for c in custom_cells({"mine": judge}, datasets, False)}
+    assert cells == {
+        ("pointwise", "reference"),
+        ("pointwise", "low_reasoning"),
+        ("pairwise", "reference"),
+        ("pairwise", "low_reasoning"),
+        ("pairwise", "reviewers_cue"),
+    }

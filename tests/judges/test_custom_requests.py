@@ -6,7 +6,7 @@ import pandas as pd
 from conftest import REPO
 
 from noveval.judges.custom import custom_judge
-from noveval.judges.custom_requests import custom_requests
+from noveval.judges.custom_requests import REVIEWERS_CUE, custom_requests
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import split_item_id
 from noveval.judges.verdicts import calls_from_responses
@@ -77,3 +77,16 @@ def test_unparseable_answers_are_counted_not_raised():
     calls = calls_from_responses(responses, "pairwise", parse=JUDGE.verdict)
     assert calls["choice"].tolist() == [1, pd.NA, 0]
     assert calls["failed"].tolist() == [False, True, False]
+
+
+def test_the_reviewers_cue_opens_the_pairwise_prompt_and_changes_nothing_else():
+    spec = REGISTRY.model("smollm2-135m")
+    plain = custom_requests(JUDGE, pairs(), spec, DECODING)
+    cued = custom_requests(JUDGE, pairs(), spec, DECODING, change="reviewers_cue")
+    assert len(cued) == len(plain)
+    for with_cue, without in zip(cued, plain):
+        shown, bare = json.loads(with_cue["messages"]), json.loads(without["messages"])
+        assert shown[0] == bare[0]  # the system prompt
+        assert shown[1]["content"] == f"{REVIEWERS_CUE}\n\n{bare[1]['content']}"
+        assert with_cue["item_id"] == without["item_id"]
+        assert with_cue["request_id"] != without["request_id"]

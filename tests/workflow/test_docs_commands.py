@@ -42,18 +42,6 @@ NOT_RUN = {
     "paper grid's cached scores; test_paper_run forces the same two rules on its run",
     "cat > release.yaml <<'YAML'\njudges:\n  datasets: {release: ../shared/data/novelty-eval}   "
     "# sample: null would drop the shipped sample\nYAML": "the overlay of the command below",
-    "snakemake --cores 2 judges --configfile config/config.yaml "
-    ".test/config-judge-card/config.yaml": (
-        "SmolLM2 answers its 88 calls in two minutes or more on 2 shared cores; "
-        "tests/workflow/test_test_configs.py dry-runs it, and the embedded_run fixture runs a "
-        "custom judge to its card (test_a_custom_judge_gets_its_card_and_the_run_its_leaderboard)"
-    ),
-    "snakemake --cores 2 novbench --configfile config/config.yaml "
-    ".test/config-novbench-card/config.yaml": (
-        "SmolLM2 writes its 14 evaluations and the scorers score them in several minutes on 2 "
-        "shared cores; tests/workflow/test_test_configs.py dry-runs it, and "
-        "tests/novbench/test_novbench_card.py tests the card's statistics on hand-made scores"
-    ),
     "snakemake --cores 2 judges --configfile config/config.yaml release.yaml": "SmolLM2 judging "
     "the whole release copies takes several minutes on 2 cores; test_paper_run judges them "
     "through the loopback providers",
@@ -207,7 +195,38 @@ def overlay_run(checkout: Path, command: str, embedded_run, **_) -> None:
     assert "Nothing to be done" in done.stdout + done.stderr
 
 
+def judge_card_run(checkout: Path, command: str, **_) -> None:
+    """The test config's custom judge on the shipped sample: its card has a row for every cell of
+    both setups (its formats, the variant, both changes), the paper's judges as published (none
+    ran here), its unparseable answers counted; the leaderboard lists it."""
+    done = run(command, checkout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    cards = checkout / "results" / "judges" / "cards"
+    text = (cards / "terse.md").read_text()
+    assert (cards / "terse.png").stat().st_size > 0
+    measurements = pd.read_parquet(cards / "terse.parquet")
+    assert set(measurements["setup"]) == {"human-only", "human-plus-generated"}
+    expected = {("pointwise", "reference"), ("pointwise", "low_reasoning")}
+    expected |= {("pairwise", c) for c in ("reference", "wording:plain", "low_reasoning")}
+    expected |= {("pairwise", "reviewers_cue")}
+    for _, rows in measurements.groupby("setup"):
+        assert set(zip(rows["format"], rows["change"])) == expected
+    calls = [
+        pd.read_parquet(path)
+        for path in (checkout / "results" / "judges").glob("**/custom/terse/**/calls.parquet")
+    ]
+    assert len(calls) == 2 * len(expected)
+    assert measurements["unparseable"].sum() <= sum(len(c) for c in calls)
+    for heading in ("strict_accuracy", "macro_f1", "order consistency", "resampling stability"):
+        assert heading in text
+    assert "| published |" in text and "| this run |" not in text
+    board = pd.read_csv(cards / "leaderboard.csv")
+    assert set(board["judge"]) == {"terse"}
+
+
 RUNS = {
+    "snakemake --cores 2 judges --configfile config/config.yaml "
+    ".test/config-judge-card/config.yaml": judge_card_run,
     f"snakemake -n --profile profiles/slurm {PAPER}": dry_run_of_the_paper_grid,
     f"snakemake --cores 1 plan {PAPER}": plan_of_the_paper_grid,
     f"snakemake preflight --profile profiles/slurm {PAPER}": preflight_of_the_paper_grid,

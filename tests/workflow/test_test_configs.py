@@ -25,12 +25,12 @@ EXPECTED = {  # config -> planned jobs per rule (all of them: --forceall)
     },
     "config-judges": {"judges_requests": 6, "judges_verdicts": 6, "infer": 1, "total": 31},
     "config-judge-card": {
-        "judges_custom_requests": 10,
-        "judges_custom_verdicts": 10,
+        "judges_custom_requests": 12,
+        "judges_custom_verdicts": 12,
         "judges_card": 1,
         "judges_leaderboard": 1,
         "infer": 1,
-        "total": 29,
+        "total": 33,
     },
 }
 

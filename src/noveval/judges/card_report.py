@@ -4,7 +4,7 @@ change, the style of the paper's Figure 1) and the leaderboard of a run's cards.
 
 A cell of a custom judge is one (setup, format, wording, change): ``wording`` ``reference`` is
 the judge's own template, another one of its variants; ``change`` ``reference`` is the judge as
-configured, another a template-independent change (``noveval.judges.custom_requests.CHANGES``).
+configured, another a template-independent change (``noveval.judges.custom.CHANGES``).
 Each cell other than the reference is measured against the reference of its setup and format.
 """
 

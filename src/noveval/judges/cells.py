@@ -159,7 +159,7 @@ CUSTOM = "custom"  # the folder of the custom judges' cells under their model's
 class CustomCell:
     """One cell of a custom judge (config ``judges.custom``): its wording (``reference``: the
     judge's own template, else a variant's name) and its change (``reference``, ``retrieval``,
-    ``low_reasoning``; the purpose-mechanism form is ``ideas``)."""
+    ``low_reasoning``, ``reviewers_cue``; the purpose-mechanism form is ``ideas``)."""
 
     dataset: str
     judge: str

@@ -37,6 +37,11 @@ LABELS = {
 }
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 REFERENCE_WORDING = "reference"
+# The template-independent changes a custom judge can be measured under (noveval.judges.
+# custom_requests applies them).
+CHANGES = ("low_reasoning", "retrieval", "reviewers_cue", "purpose_mechanism")
+# The formats the reviewers' cue applies to (the paper's cue, P3 against P4, is pairwise only).
+CUE_FORMATS = ("pairwise",)
 
 
 class CustomJudgeError(ValueError):

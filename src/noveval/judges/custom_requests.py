@@ -3,19 +3,25 @@ the paper's judges' (``noveval.chat_requests.build_request``, ``call_item_id``),
 journals and inference batches are the same machinery.
 
 The template-independent changes (``CHANGES``) alter what every wording gets alike: ``retrieval``
-fills the templates' ``related`` field, ``low_reasoning`` sends effort low, and
-``purpose_mechanism`` is the judge on the instances' purpose-mechanism form (the caller passes
-those instances). ``reference`` is the judge as configured.
+fills the templates' ``related`` field, ``low_reasoning`` sends effort low, ``reviewers_cue``
+(pairwise) opens the prompt with ``REVIEWERS_CUE``, and ``purpose_mechanism`` is the judge on the
+instances' purpose-mechanism form (the caller passes those instances). ``reference`` is the judge
+as configured.
 """
 
 from __future__ import annotations
 
 from noveval.chat_requests import build_request
-from noveval.judges.custom import REFERENCE_WORDING, CustomJudge
+from noveval.judges.custom import CHANGES, REFERENCE_WORDING, CustomJudge
 from noveval.judges.prompts import call_item_id
 from noveval.registry import ModelSpec
 
-CHANGES = ("low_reasoning", "retrieval", "purpose_mechanism")
+# The framing that sets the paper's P3 apart from P4 (the authors' pairwise_ai_researcher_variation
+# and _no_review templates): the pair is said to hold one idea that reviewers judged novel.
+REVIEWERS_CUE = (
+    "Reviewers for a top AI conference (like ICLR or ACL) judged one of the two ideas below "
+    "novel and the other not."
+)
 
 
 def template_fields(instance: dict, order: int, related: list | None) -> dict:
@@ -60,6 +66,8 @@ def custom_requests(
         context = (related or {}).get(instance["instance_id"]) if change == "retrieval" else None
         for order in (0,) if format == "pointwise" else (0, 1):
             chat = judge.messages(format, wording, **template_fields(instance, order, context))
+            if change == "reviewers_cue":
+                chat[-1] = {**chat[-1], "content": f"{REVIEWERS_CUE}\n\n{chat[-1]['content']}"}
             for call in range(judge.calls):
                 call_decoding = {**decoding, "seed": int(decoding["seed"]) + call}
                 if effort and spec.effort_levels:  # a model without effort levels takes none

@@ -24,7 +24,7 @@ from noveval.judges.cells import (
     ideation_setup_name,
     release_kind,
 )
-from noveval.judges.custom import REFERENCE_WORDING, custom_judges
+from noveval.judges.custom import CUE_FORMATS, REFERENCE_WORDING, custom_judges
 from noveval.judges.instances import FORMATS, release_files
 from noveval.judges.layout import JudgesGrid
 from noveval.judges.paths import downloads_folder
@@ -146,8 +146,8 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
 
 def custom_cells(judges: dict, datasets: dict, rewrites: bool) -> tuple[CustomCell, ...]:
     """Each custom judge's cells on every release setup of its formats: its own wording and each
-    variant as configured, and its own wording under each of its changes (the purpose-mechanism
-    form where the release has it or ``rewrites``)."""
+    variant as configured, and its own wording under each of its changes (the reviewers' cue on
+    pairs only; the purpose-mechanism form where the release has it or ``rewrites``)."""
     cells = []
     for name, judge in judges.items():
         for dataset, setups in datasets.items():
@@ -159,6 +159,8 @@ def custom_cells(judges: dict, datasets: dict, rewrites: bool) -> tuple[CustomCe
                         if format in judge.templates[w]
                     ]
                     for change in judge.changes:
+                        if change == "reviewers_cue" and format not in CUE_FORMATS:
+                            continue
                         if change != PURPOSE_MECHANISM:
                             kinds_of.append((REFERENCE_WORDING, STANDARD, change))
                         elif rewrites or release_kind(format, PURPOSE_MECHANISM) in kinds:

@@ -7,6 +7,7 @@ import re
 from noveval.batches import BATCHES
 from noveval.construction.grid import TRACK as NOVBENCH_CONSTRUCTION
 from noveval.judges.cells import CHANGES, IDEA_FORMATS
+from noveval.judges.custom import CHANGES as CUSTOM_CHANGES
 from noveval.judges.instances import FORMATS
 from noveval.novbench.custom import CUSTOM_PREFIX
 from noveval.novbench.generation import STRATEGIES
@@ -42,7 +43,8 @@ def constraints() -> dict[str, str]:
         "format": one_of(FORMATS),
         "setup": NAME,
         "ideas": one_of(IDEA_FORMATS),  # the form of the ideas a judge cell judges
-        "change": one_of(CHANGES),  # a judge cell's change (or dedicated system) alone
+        # a judge cell's change (or dedicated system) alone, or a custom judge cell's
+        "change": one_of(dict.fromkeys((*CHANGES, *CUSTOM_CHANGES))),
         "judge": r"[A-Za-z0-9_-]+",  # a custom judge (config judges.custom)
         "wording": NAME,  # a custom judge's wording: reference or a variant
         "evaluator": r"[A-Za-z0-9_-]+",  # a custom NovBench evaluator (config novbench.custom)
