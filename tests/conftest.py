@@ -263,6 +263,7 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
         rewrite_max_tokens=128,
         bootstrap={"resamples": 200, "seed": 42},
         motivation={"model": "smollm2-135m", "changes": ["reference", "P3"]},
+        custom={"probe": CUSTOM_JUDGE},
         systems={
             "agentic": {"models": ["gpt-5.6-sol"]},
             "ai_scientist": {"models": ["smollm2-135m"], "rounds": 1, "cutoff": "2025-03-01"},
@@ -286,6 +287,28 @@ def embedded_run(tmp_path_factory, loopback, loopback_s2) -> WorkflowRun:
         "semantic_scholar": {"base_url": loopback_s2.base_url, "requests_per_second": 0.9}
     }
     return start_run(folder, config, snakemake_env(**LOOPBACK_KEY, **S2_TEST_KEY))
+
+
+# A custom judge (config judges.custom) on the embedded model: both formats, one pairwise variant,
+# the retrieval and low-reasoning changes, one call per decision.
+CUSTOM_JUDGE = {
+    "model": "smollm2-135m",
+    "pointwise": "Area: {{ area }}\nIdea: {{ idea }}\n"
+    "{% for abstract in related %}Related: {{ abstract }}\n{% endfor %}"
+    'Answer "Verdict: novel" or "Verdict: not novel".',
+    "pairwise": "Idea 1: {{ idea_1 }}\nIdea 2: {{ idea_2 }}\n"
+    'Which is more novel? Answer "Verdict: 1" or "Verdict: 2".',
+    "calls": 1,
+    "answer": {
+        "pointwise": {
+            "regex": r"verdict:\s*(not novel|novel)",
+            "labels": {"novel": "novel", "not novel": "not_novel"},
+        },
+        "pairwise": {"regex": r"verdict:\s*(1|2)", "labels": {"1": "idea_1", "2": "idea_2"}},
+    },
+    "variants": {"plain": {"pairwise": "{{ idea_1 }} or {{ idea_2 }}: which is newer? Verdict:"}},
+    "changes": ["retrieval", "low_reasoning"],
+}
 
 
 def paper_config() -> dict:

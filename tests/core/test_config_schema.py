@@ -74,6 +74,7 @@ def test_defaults_fill_a_minimal_config():
     assert config["decoding"]["mode"] == "greedy"
     assert config["inference"]["failure_budget"] == 0
     assert config["novbench"]["prompts"] == "builtin"
+    assert config["novbench"]["custom"] == {}
     assert config["upstream"] == dict.fromkeys(upstream.SOURCES)
     assert config["plan"] == {}
     assert config["literature"] == {
@@ -89,6 +90,7 @@ def test_defaults_fill_a_minimal_config():
         "calls_by_change": {},
         "idea_formats": {},
         "systems": {},
+        "custom": {},
         "blocklist": False,
         "no_aggregation": "first_call",
         "even_split": "tie",

@@ -273,3 +273,32 @@ def test_the_ai_scientist_check_runs_its_round_and_its_cost_counts(embedded_run)
         "Semantic Scholar searches"
         in (log / "human-plus-generated" / "standard" / "ai_scientist" / "check.log").read_text()
     )
+
+
+def test_a_custom_judge_gets_its_card_and_the_run_its_leaderboard(embedded_run):
+    """The custom judge of the shared run: its card holds every cell as a row (both setups'
+    formats, the variant, both changes), its unparseable answers counted, and the leaderboard."""
+    cards = embedded_run.results / "judges" / "cards"
+    text = (cards / "probe.md").read_text()
+    assert (cards / "probe.png").stat().st_size > 0
+    measurements = pd.read_parquet(cards / "probe.parquet")
+    setups = set(measurements["setup"])
+    expected = {("pointwise", "reference"), ("pointwise", "retrieval")}
+    expected |= {("pointwise", "low_reasoning"), ("pairwise", "wording:plain")}
+    expected |= {("pairwise", c) for c in ("reference", "retrieval", "low_reasoning")}
+    for setup in setups:
+        rows = measurements[measurements["setup"] == setup]
+        assert set(zip(rows["format"], rows["change"])) == expected
+    calls = sum(
+        len(pd.read_parquet(path))
+        for path in (embedded_run.results / "judges").glob(
+            "tiny/smollm2-135m/custom/**/calls.parquet"
+        )
+    )
+    assert calls > 0 and measurements["unparseable"].sum() <= calls
+    assert measurements["unparseable"].between(0, calls).all()
+    for heading in ("strict_accuracy", "macro_f1", "order consistency", "resampling stability"):
+        assert heading in text
+    assert "## Changes against the judge's reference" in text and "| this run |" in text
+    board = pd.read_csv(cards / "leaderboard.csv")
+    assert set(board["judge"]) == {"probe"} and set(board["setup"]) == setups

@@ -43,6 +43,7 @@ TEMPLATES = {
     "responses": "r/judges/{dataset}/{model}/responses/{batch}.parquet",
     "metrics": "r/judges/{dataset}/{format}/metrics.parquet",
 }  # fmt: skip
+CUSTOM_CELL = "{dataset}/{model}/custom/{judge}/{format}/{setup}/{ideas}/{wording}/{change}"
 LOG_FILES = {
     "download": "r/logs/judges/{dataset}/download/{path}.log",
     "instances": "r/logs/judges/{dataset}/{format}/{setup}/instances.log",
@@ -76,6 +77,10 @@ LOG_FILES = {
     "plan_format": "r/logs/judges/{dataset}/plan_format.log",
     "dataset_sizes": "r/logs/judges/{dataset}/dataset_sizes.log",
     "expert_study": "r/logs/judges/{dataset}/expert_study.log",
+    "custom_requests": f"r/logs/judges/{CUSTOM_CELL}/requests.log",
+    "custom_verdicts": f"r/logs/judges/{CUSTOM_CELL}/verdicts.log",
+    "card": "r/logs/judges/cards/{judge}.log",
+    "leaderboard": "r/logs/judges/cards/leaderboard.log",
 }  # fmt: skip
 
 
@@ -104,6 +109,13 @@ def test_the_named_files_are_where_they_were():
     ]
     with pytest.raises(ValueError, match="no output"):
         PATHS.output("metrics.csv")
+
+
+def test_the_custom_judges_files_and_cards():
+    assert PATHS.custom_cell("requests.parquet") == f"r/judges/{CUSTOM_CELL}/requests.parquet"
+    assert PATHS.card() == "r/judges/cards/{judge}.md"
+    assert PATHS.card("mine", "png") == "r/judges/cards/mine.png"
+    assert PATHS.leaderboard("csv") == "r/judges/cards/leaderboard.csv"
 
 
 def test_each_log_is_where_it_was():

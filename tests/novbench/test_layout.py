@@ -27,6 +27,8 @@ TEMPLATES = {
     "paper_type_labels": "r/novbench/{dataset}/paper_type/labels.json",
     "appendix_table": "r/novbench/{dataset}/paper_type.csv",
     "human_eval_scores": "r/novbench/{dataset}/human_eval_scores.parquet",
+    "card": "r/novbench/cards/{evaluator}.md",  # a custom evaluator's (novbench.custom)
+    "leaderboard": "r/novbench/cards/leaderboard.md",
 }
 LOG_FILES = {
     "download": "r/logs/novbench/{dataset}/download.log",
@@ -44,6 +46,11 @@ LOG_FILES = {
     "reviewer_confidence": "r/logs/novbench/{dataset}/reviewer_confidence.log",
     "human_eval_scores": "r/logs/novbench/{dataset}/human_eval_scores.log",
     "human_agreement": "r/logs/novbench/{dataset}/human_agreement.log",
+    "custom_requests": (
+        "r/logs/novbench/{dataset}/{model}/{strategy}-{perturbation}/custom_requests.log"
+    ),
+    "card": "r/logs/novbench/cards/{evaluator}.log",
+    "leaderboard": "r/logs/novbench/cards/leaderboard.log",
 }
 
 

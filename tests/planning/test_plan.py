@@ -129,6 +129,24 @@ def test_vllm_serves_on_the_gpus_the_job_got(monkeypatch):
     assert "--reasoning-parser" in command and "--chat-template" in command
 
 
+def test_plan_renders_a_custom_evaluators_own_prompt():
+    decoding = {"temperature": 0.0, "seed": 0, "max_tokens": 64, "mode": "greedy"}
+    novbench = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["novbench"]
+    novbench["custom"] = {"bare": {"model": "gpt-4o", "template": "{{ descriptions | join(' ') }}"}}
+    cells = [
+        {"dataset": "here", "model": "gpt-4o", "strategy": strategy, "perturbation": "none"}
+        for strategy in ("zero", "custom-bare")
+    ]
+    workloads = novbench_workloads(
+        cells, {"here": str(SAMPLE)}, "gpt-4o-mini", novbench, decoding, REGISTRY, "nowhere",
+        PlanSettings(),
+    )  # fmt: skip
+    by_strategy = {w.strategy: w for w in workloads}
+    assert by_strategy["custom-bare"].calls == len(json.loads(SAMPLE.read_text()))
+    # the bare sentences, without the zero-shot prompt's instructions
+    assert 0 < by_strategy["custom-bare"].input_tokens < by_strategy["zero"].input_tokens
+
+
 def test_plan_scales_rendered_prompts_to_a_declared_dataset():
     settings = PlanSettings()
     decoding = {"temperature": 0.0, "seed": 0, "max_tokens": 4096, "mode": "greedy"}

@@ -195,7 +195,61 @@ def overlay_run(checkout: Path, command: str, embedded_run, **_) -> None:
     assert "Nothing to be done" in done.stdout + done.stderr
 
 
+def judge_card_run(checkout: Path, command: str, **_) -> None:
+    """The test config's custom judge on the shipped sample: its card has a row for every cell of
+    both setups (its formats, the variant, both changes), the paper's judges as published (none
+    ran here), its unparseable answers counted; the leaderboard lists it."""
+    done = run(command, checkout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    cards = checkout / "results" / "judges" / "cards"
+    text = (cards / "terse.md").read_text()
+    assert (cards / "terse.png").stat().st_size > 0
+    measurements = pd.read_parquet(cards / "terse.parquet")
+    assert set(measurements["setup"]) == {"human-only", "human-plus-generated"}
+    expected = {("pointwise", "reference"), ("pointwise", "low_reasoning")}
+    expected |= {("pairwise", c) for c in ("reference", "wording:plain", "low_reasoning")}
+    expected |= {("pairwise", "reviewers_cue")}
+    for _, rows in measurements.groupby("setup"):
+        assert set(zip(rows["format"], rows["change"])) == expected
+    calls = [
+        pd.read_parquet(path)
+        for path in (checkout / "results" / "judges").glob("**/custom/terse/**/calls.parquet")
+    ]
+    assert len(calls) == 2 * len(expected)
+    assert measurements["unparseable"].sum() <= sum(len(c) for c in calls)
+    for heading in ("strict_accuracy", "macro_f1", "order consistency", "resampling stability"):
+        assert heading in text
+    assert "| published |" in text and "| this run |" not in text
+    board = pd.read_csv(cards / "leaderboard.csv")
+    assert set(board["judge"]) == {"terse"}
+
+
+def novbench_card_run(checkout: Path, command: str, **_) -> None:
+    """The test config's custom evaluator on the shipped sample: its card has the four metrics
+    with intervals, the paired test against the paper's zero-shot cell run beside it, the
+    unpaired check against the nearest published row and Table 2; the leaderboard lists it."""
+    done = run(command, checkout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    cards = checkout / "results" / "test-novbench-card" / "novbench" / "cards"
+    text = (cards / "terse.md").read_text()
+    paired = "| paired: Wilcoxon signed-rank | smollm2-135m zero |"
+    for metric in ("Relevance", "Coverage", "Clarity", "DistAcc"):
+        assert f"| sample | none | {metric} {paired}" in text
+    assert "## Table 2 (published)" in text and "| emnlp2023 | gpt-4o | zero | none |" in text
+    board = pd.read_csv(cards / "leaderboard.csv")
+    assert board[["evaluator", "dataset", "perturbation"]].values.tolist() == [
+        ["terse", "sample", "none"]
+    ]
+    # SmolLM2 is no model of Table 2: the nearest published row was not run here
+    nearest = f"{board.at[0, 'nearest_model']} {board.at[0, 'nearest_strategy']}"
+    assert f"| unpaired: published value | {nearest} |" in text and "not run here" in text
+
+
 RUNS = {
+    "snakemake --cores 2 novbench --configfile config/config.yaml "
+    ".test/config-novbench-card/config.yaml": novbench_card_run,
+    "snakemake --cores 2 judges --configfile config/config.yaml "
+    ".test/config-judge-card/config.yaml": judge_card_run,
     f"snakemake -n --profile profiles/slurm {PAPER}": dry_run_of_the_paper_grid,
     f"snakemake --cores 1 plan {PAPER}": plan_of_the_paper_grid,
     f"snakemake preflight --profile profiles/slurm {PAPER}": preflight_of_the_paper_grid,

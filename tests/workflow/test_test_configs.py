@@ -13,7 +13,25 @@ pytestmark = pytest.mark.workflow
 
 EXPECTED = {  # config -> planned jobs per rule (all of them: --forceall)
     "config-novbench": {"novbench_score": 2, "infer": 1, "novbench_table": 1, "total": 11},
+    "config-novbench-card": {  # the paper's zero cell and one custom evaluator, one batch
+        "novbench_requests": 1,
+        "novbench_custom_requests": 1,
+        "novbench_parse": 2,
+        "novbench_score": 2,
+        "infer": 1,
+        "novbench_card": 1,
+        "novbench_leaderboard": 1,
+        "total": 15,
+    },
     "config-judges": {"judges_requests": 6, "judges_verdicts": 6, "infer": 1, "total": 31},
+    "config-judge-card": {
+        "judges_custom_requests": 12,
+        "judges_custom_verdicts": 12,
+        "judges_card": 1,
+        "judges_leaderboard": 1,
+        "infer": 1,
+        "total": 33,
+    },
 }
 
 

@@ -2,6 +2,7 @@ from noveval.batches import PARAPHRASE
 from noveval.novbench.authors import library_of
 from noveval.novbench.decoding import decoding_inputs
 from noveval.novbench.layout import released
+from noveval.workflow.wildcards import PAPER_STRATEGIES
 
 
 # The inputs of each NovBench cell and its chat requests.
@@ -107,6 +108,8 @@ rule novbench_requests:
         NOVBENCH_LAYOUT.requests(),
     log:
         NOVBENCH_LAYOUT.log("requests"),
+    wildcard_constraints:
+        strategy=PAPER_STRATEGIES,  # a custom evaluator's: rule novbench_custom_requests
     conda:
         "../envs/noveval.yaml"
     params:

@@ -150,3 +150,28 @@ def cell_id(format: str, setup: str, ideas: str, change: str) -> str:
     """A cell's name in its batch's responses table (its requests table's folder under the
     model's: ``noveval.inference.batch_requests``)."""
     return f"{format}/{setup}/{ideas}/{change}"
+
+
+CUSTOM = "custom"  # the folder of the custom judges' cells under their model's
+
+
+@dataclass(frozen=True)
+class CustomCell:
+    """One cell of a custom judge (config ``judges.custom``): its wording (``reference``: the
+    judge's own template, else a variant's name) and its change (``reference``, ``retrieval``,
+    ``low_reasoning``, ``reviewers_cue``; the purpose-mechanism form is ``ideas``)."""
+
+    dataset: str
+    judge: str
+    model: str
+    format: str
+    setup: str
+    ideas: str
+    wording: str
+    change: str
+
+
+def custom_cell_id(cell: CustomCell) -> str:
+    """A custom cell's name in its model's batch (its requests' folder under the model's)."""
+    keys = (cell.judge, cell.format, cell.setup, cell.ideas, cell.wording, cell.change)
+    return "/".join((CUSTOM, *keys))

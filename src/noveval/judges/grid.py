@@ -17,12 +17,14 @@ from noveval.judges.cells import (
     SYSTEM_APIS,
     SYSTEM_FORMAT,
     VERSUS,
+    CustomCell,
     JudgeCell,
     change_label,
     configured_kinds,
     ideation_setup_name,
     release_kind,
 )
+from noveval.judges.custom import CUE_FORMATS, REFERENCE_WORDING, custom_judges
 from noveval.judges.instances import FORMATS, release_files
 from noveval.judges.layout import JudgesGrid
 from noveval.judges.paths import downloads_folder
@@ -37,6 +39,7 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
     kinds = configured_kinds(section)  # (change, form of the ideas)
     if kinds and "reference" not in section["changes"]:
         raise ValueError("judges.changes: every change is measured against 'reference'; add it")
+    judges = custom_judges(section, registry)  # every custom judge checked before any job
     substitutions = section.get("substitutions") or {}
     specs = {
         name: registry.model(name)
@@ -136,7 +139,37 @@ def judges_grid(config: dict, registry: Registry) -> JudgesGrid:
         {successor: model for model, successor in substitutions.items()},
         search_model,
         not_runnable,
+        custom_cells(judges, datasets, bool(rewrite_model)),
+        {name: judge.calls for name, judge in judges.items()},
     )
+
+
+def custom_cells(judges: dict, datasets: dict, rewrites: bool) -> tuple[CustomCell, ...]:
+    """Each custom judge's cells on every release setup of its formats: its own wording and each
+    variant as configured, and its own wording under each of its changes (the reviewers' cue on
+    pairs only; the purpose-mechanism form where the release has it or ``rewrites``)."""
+    cells = []
+    for name, judge in judges.items():
+        for dataset, setups in datasets.items():
+            for setup, kinds in setups.items():
+                for format in (f for f in judge.formats if f in kinds):
+                    kinds_of = [
+                        (w, STANDARD, "reference")
+                        for w in judge.wordings
+                        if format in judge.templates[w]
+                    ]
+                    for change in judge.changes:
+                        if change == "reviewers_cue" and format not in CUE_FORMATS:
+                            continue
+                        if change != PURPOSE_MECHANISM:
+                            kinds_of.append((REFERENCE_WORDING, STANDARD, change))
+                        elif rewrites or release_kind(format, PURPOSE_MECHANISM) in kinds:
+                            kinds_of.append((REFERENCE_WORDING, PURPOSE_MECHANISM, "reference"))
+                    cells += [
+                        CustomCell(dataset, name, judge.model, format, setup, ideas, wording, c)
+                        for wording, ideas, c in kinds_of
+                    ]
+    return tuple(cells)
 
 
 def section_models(section: dict) -> list[str]:

@@ -19,6 +19,7 @@ from noveval.judges.cells import (
     SEARCH_STEPS,
     STANDARD,
     VERSUS,
+    CustomCell,
     JudgeCell,
     cell_id,
     release_kind,
@@ -54,6 +55,8 @@ class JudgesGrid:
     # the judges whose cells are skipped (a retired model with no substitution): why, and the
     # number of cells left out
     not_runnable: dict[str, tuple[str, int]] = field(default_factory=dict)
+    custom: tuple[CustomCell, ...] = ()  # the custom judges' cells (config judges.custom)
+    calls_per_custom: dict[str, int] = field(default_factory=dict)  # judge -> calls per decision
 
     def release_download(self, dataset: str, path: str) -> release.ReleaseFile:
         """The declared release file ``path`` of ``dataset`` (rule judges_download)."""
@@ -119,7 +122,7 @@ class JudgesGrid:
         release file)."""
         pairs = {
             (cell.format, cell.setup)
-            for cell in self.cells
+            for cell in (*self.cells, *self.custom)
             if cell.dataset == dataset
             and cell.ideas == PURPOSE_MECHANISM
             and release_kind(cell.format, cell.ideas)
@@ -155,6 +158,10 @@ class JudgesGrid:
             paths.requests(*cell_keys(cell))
             for cell in self.cells
             if cell.dataset == dataset and cell.model == model and cell.batched
+        ] + [
+            paths.custom_cell("requests.parquet", cell)
+            for cell in self.custom
+            if cell.dataset == dataset and cell.model == model
         ]
 
     def batches(self) -> list[tuple[str, str, str]]:
@@ -162,6 +169,7 @@ class JudgesGrid:
         jobs = dict.fromkeys(
             (cell.dataset, cell.model, CELLS) for cell in self.cells if cell.batched
         )
+        jobs |= dict.fromkeys((cell.dataset, cell.model, CELLS) for cell in self.custom)
         for dataset in self.datasets:
             if self.rewrites(dataset):
                 jobs[(dataset, self.rewrite_model, REWRITE)] = None
@@ -205,6 +213,10 @@ class JudgesGrid:
             pairwise = cell.format == "pairwise"
             per = 2 * each["pairwise_per_order"] if pairwise else each["pointwise"]
             total += per * self.instance_count(dataset, cell.setup, cell.format)
+        for cell in self.custom:
+            if cell.dataset == dataset and cell.model == model:
+                each = self.calls_per_custom[cell.judge] * (2 if cell.format == "pairwise" else 1)
+                total += each * self.instance_count(dataset, cell.setup, cell.format)
         return total
 
     def searches(self, dataset: str) -> list[tuple[str, str]]:
@@ -213,7 +225,7 @@ class JudgesGrid:
             return []
         pairs = {
             (cell.format, cell.setup)
-            for cell in self.cells
+            for cell in (*self.cells, *self.custom)
             if cell.dataset == dataset and cell.change == "retrieval"
         }
         return sorted(pairs)
@@ -286,8 +298,10 @@ class JudgesGrid:
         return baselines
 
     def models_used(self) -> set[str]:
-        used = {cell.model for cell in self.cells} | set(self.generators())
-        if self.rewrite_model and any(cell.ideas == PURPOSE_MECHANISM for cell in self.cells):
+        used = {cell.model for cell in (*self.cells, *self.custom)} | set(self.generators())
+        if self.rewrite_model and any(
+            cell.ideas == PURPOSE_MECHANISM for cell in (*self.cells, *self.custom)
+        ):
             used.add(self.rewrite_model)
         return used
 
@@ -302,10 +316,37 @@ class JudgesGrid:
         source = "reference" if wildcards.change in DERIVED else wildcards.change
         return cell_id(wildcards.format, wildcards.setup, wildcards.ideas, source)
 
+    def custom_judges(self) -> list[str]:
+        return list(dict.fromkeys(cell.judge for cell in self.custom))
+
+    def card_inputs(self, results: str, judge: str) -> dict[str, list[str]]:
+        """A card's inputs: its judge's cells' calls and verdicts, and this run's metrics of the
+        paper's judges (their numbers beside the card's)."""
+        paths = JudgesPaths(results)
+        cells = [cell for cell in self.custom if cell.judge == judge]
+        return {
+            "calls": [paths.custom_cell("calls.parquet", cell) for cell in cells],
+            "verdicts": [paths.custom_cell("verdicts.parquet", cell) for cell in cells],
+            "metrics": [p for d in self.datasets for p in self.metrics_paths(results, d)],
+        }
+
+    def card_cells(self, judge: str) -> list[dict]:
+        """The keys of a judge's cells, in its card's inputs' order."""
+        return [
+            {"dataset": c.dataset, "format": c.format, "setup": c.setup, "ideas": c.ideas,
+             "wording": c.wording, "change": c.change}
+            for c in self.custom
+            if c.judge == judge
+        ]  # fmt: skip
+
     def outputs(self, results: str) -> list[str]:
         """Everything the ``judges`` target builds: metrics, tables and figures per dataset."""
         paths = [file.local for files in self.releases.values() for file in files]
         layout = JudgesPaths(results)
+        for judge in self.custom_judges():
+            paths += [layout.card(judge, "md"), layout.card(judge, "png")]
+        if self.custom:
+            paths += [layout.leaderboard("md"), layout.leaderboard("csv")]
         for dataset in self.datasets:
             formats = self.formats(dataset)
             names = []  # the dataset's outputs (``format/name``: one format's)

@@ -16,12 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from noveval.batches import GENERATION, responses_path
-from noveval.judges.cells import GENERATED, PURPOSE_MECHANISM, STANDARD, ideation_setup_name
+from noveval.judges.cells import (
+    CUSTOM,
+    GENERATED,
+    PURPOSE_MECHANISM,
+    STANDARD,
+    ideation_setup_name,
+)
 
 TRACK = "judges"
 DATASET, MODEL, FORMAT, SETUP = "{dataset}", "{model}", "{format}", "{setup}"
 IDEAS, CHANGE, BATCH, PATH = "{ideas}", "{change}", "{batch}", "{path}"
 GENERATOR, STRONGER, WEAKER = "{generator}", "{stronger}", "{weaker}"
+JUDGE, WORDING = "{judge}", "{wording}"
 # The tables and figures of a dataset (across its formats), and of one of its formats.
 DATASET_OUTPUTS = (
     "cost_quality.png",
@@ -50,6 +57,7 @@ _CELL = "{dataset}/{model}/{format}/{setup}/{ideas}/{change}"
 _SETUP = "{dataset}/{format}/{setup}"
 _STEP = "{dataset}/{model}/{format}/{setup}"
 _SYSTEM = "{dataset}/{model}/pointwise/{setup}/standard"
+_CUSTOM = "{dataset}/{model}/" + CUSTOM + "/{judge}/{format}/{setup}/{ideas}/{wording}/{change}"
 LOGS = {
     "download": "{logs}/{dataset}/download/{path}.log",
     "instances": f"{{logs}}/{_SETUP}/instances.log",
@@ -78,6 +86,10 @@ LOGS = {
     "plan_format": "{logs}/{dataset}/plan_format.log",
     "dataset_sizes": "{logs}/{dataset}/dataset_sizes.log",
     "expert_study": "{logs}/{dataset}/expert_study.log",
+    "custom_requests": f"{{logs}}/{_CUSTOM}/requests.log",
+    "custom_verdicts": f"{{logs}}/{_CUSTOM}/verdicts.log",
+    "card": "{logs}/cards/{judge}.log",
+    "leaderboard": "{logs}/cards/leaderboard.log",
 }
 
 
@@ -207,6 +219,28 @@ class JudgesPaths:
     def responses(self, dataset: str = DATASET, model: str = MODEL, batch: str = BATCH) -> str:
         """A batch's responses table (rule responses', shared by the tracks)."""
         return responses_path(self.results, TRACK, dataset, model, batch)
+
+    # A custom judge's cells (under its model's folder, answered in the model's batch), its card.
+    def custom_cell(self, file: str, cell=None) -> str:
+        """A custom cell's ``file`` (requests, calls or verdicts ``.parquet``); without ``cell``
+        (a ``CustomCell``) the rule's template."""
+        keys = (
+            (DATASET, MODEL, JUDGE, FORMAT, SETUP, IDEAS, WORDING, CHANGE)
+            if cell is None
+            else (cell.dataset, cell.model, cell.judge, cell.format, cell.setup, cell.ideas)
+            + (cell.wording, cell.change)
+        )
+        dataset, model, judge, *rest = keys
+        return f"{self.model(dataset, model)}/{CUSTOM}/{judge}/{'/'.join(rest)}/{file}"
+
+    def card(self, judge: str = JUDGE, extension: str = "md") -> str:
+        """A judge's stability card (``md``), its figure (``png``), its measurements
+        (``parquet``)."""
+        return f"{self.results}/{TRACK}/cards/{judge}.{extension}"
+
+    def leaderboard(self, extension: str = "md") -> str:
+        """Every card of the run in one table (``md``, ``csv``)."""
+        return f"{self.results}/{TRACK}/cards/leaderboard.{extension}"
 
     # A dataset's metrics, tables and figures.
     def metrics(self, dataset: str = DATASET, format: str = FORMAT, extension="parquet") -> str:

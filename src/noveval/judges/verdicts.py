@@ -93,15 +93,17 @@ def _recorded(response: dict, key: str):
 
 
 def calls_from_responses(
-    responses: pd.DataFrame, format: str, prompts: str = "builtin"
+    responses: pd.DataFrame, format: str, prompts: str = "builtin", parse=None
 ) -> pd.DataFrame:
     """A responses table → one row per call: instance, order, call index, parsed choice, tokens,
     cost, batch flag, latency and web searches.
 
-    ``prompts='authors'`` parses the authors' verdict format with their semantics. A call that
-    failed or whose answer cannot be parsed has ``choice`` None (and ``failed``).
+    ``prompts='authors'`` parses the authors' verdict format with their semantics; ``parse``
+    (text, format) -> verdict or None, a judge's own rule (``noveval.judges.custom``). A call
+    that failed or whose answer cannot be parsed has ``choice`` None (and ``failed``).
     """
-    parse = authors.parse_verdict if prompts == "authors" else parse_verdict
+    if parse is None:
+        parse = authors.parse_verdict if prompts == "authors" else parse_verdict
     rows = []
     for response in responses.to_dict("records"):
         instance_id, order, call = split_item_id(response["item_id"])

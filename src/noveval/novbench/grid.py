@@ -1,4 +1,8 @@
-"""The NovBench grid: which cells (dataset × model × strategy × perturbation) exist, and why not."""
+"""The NovBench grid: which cells (dataset × model × strategy × perturbation) exist, and why not.
+
+A custom evaluator (config ``novbench.custom``) adds one cell per dataset and perturbation, its
+strategy ``custom-<name>`` (``noveval.novbench.custom``), after the paper's cells of the dataset.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from noveval.batches import CELLS, PAPER_TYPE, PARAPHRASE
+from noveval.novbench.custom import CustomEvaluator, custom_evaluators
 from noveval.novbench.layout import HUMAN, NovBenchLayout, cell_name, released
 from noveval.novbench.releases import ReleaseFile, perturbation_releases, release_files
 from noveval.registry import Registry
@@ -34,6 +39,7 @@ class NovBenchGrid:
     paraphrase_model: str
     omitted: tuple[str, ...]
     perturbation_releases: dict[str, dict[str, ReleaseFile]] = field(default_factory=dict)
+    custom: dict[str, CustomEvaluator] = field(default_factory=dict)  # config novbench.custom
 
     @property
     def datasets(self) -> dict[str, str]:
@@ -140,6 +146,35 @@ class NovBenchGrid:
             for cell in self.cells
         )
 
+    def custom_cells(self, name: str) -> list[Cell]:
+        """The cells of one custom evaluator (every dataset it runs on, every perturbation)."""
+        strategy = self.custom[name].strategy
+        return [cell for cell in self.cells if cell.strategy == strategy]
+
+    def card_inputs(self, results: str, name: str) -> list[str]:
+        """A card's inputs: on each dataset the evaluator ran, the scores of every model of the
+        dataset (its own cells' and the paper cells' this run scored, the same papers)."""
+        layout = NovBenchLayout(results)
+        return [layout.scores(dataset, model) for dataset, model in self._card_keys(name)]
+
+    def card_datasets(self, name: str) -> list[str]:
+        """The dataset of each of :meth:`card_inputs`' files, in their order."""
+        return [dataset for dataset, _ in self._card_keys(name)]
+
+    def _card_keys(self, name: str) -> list[tuple[str, str]]:
+        datasets = dict.fromkeys(cell.dataset for cell in self.custom_cells(name))
+        return [
+            (dataset, model)
+            for dataset in datasets
+            for model in dict.fromkeys(cell.model for cell in self.cells_of(dataset))
+        ]
+
+    def card_outputs(self, results: str) -> list[str]:
+        """Each custom evaluator's card and the leaderboard (none without novbench.custom)."""
+        layout = NovBenchLayout(results)
+        cards = [layout.card(name, "md") for name in self.custom if self.custom_cells(name)]
+        return [*cards, layout.leaderboard("md"), layout.leaderboard("csv")] if cards else []
+
     def inputs_path(self, results: str, dataset: str, perturbation: str) -> str:
         """The inputs of a cell: the authors' released ones where the dataset names them."""
         if perturbation in self.perturbation_releases.get(dataset, {}):
@@ -154,6 +189,7 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
         registry.model(name)
     downloads = NovBenchLayout(config["results"]).downloads
     releases = release_files(section["datasets"], downloads)
+    custom = custom_evaluators(section, registry)  # checked before any call
     cells, omitted = [], []
     for dataset, release in releases.items():
         with_retrieval = release.has_retrieval()
@@ -167,9 +203,18 @@ def novbench_grid(config: dict, registry: Registry) -> NovBenchGrid:
             omitted.append(
                 f"novbench/{dataset}: RAG cells left out, the dataset has no retrieved papers"
             )
+        for evaluator in custom.values():
+            if evaluator.uses_related and not with_retrieval:
+                omitted.append(
+                    f"novbench/{dataset}: custom evaluator {evaluator.name} left out, its "
+                    "template reads related work and the dataset has no retrieved papers"
+                )
+                continue
+            for perturbation in section["perturbations"]:
+                cells.append(Cell(dataset, evaluator.model, evaluator.strategy, perturbation))
     perturbed = perturbation_releases(section["datasets"], downloads)
     grid = NovBenchGrid(
-        tuple(cells), releases, section["paraphrase_model"], tuple(omitted), perturbed
+        tuple(cells), releases, section["paraphrase_model"], tuple(omitted), perturbed, custom
     )
     if grid.paraphrased():
         registry.model(grid.paraphrase_model)

@@ -18,6 +18,7 @@ from noveval.batches import PAPER_TYPE, responses_path
 TRACK = "novbench"
 DATASET, MODEL, KIND, BATCH = "{dataset}", "{model}", "{kind}", "{batch}"
 STRATEGY, PERTURBATION = "{strategy}", "{perturbation}"
+EVALUATOR = "{evaluator}"  # a custom evaluator (config novbench.custom)
 HUMAN = "human"  # the scores of the dataset's own reviews, beside each model's
 # the appendix table of each kind a dataset declares (noveval.novbench.paper_tables)
 APPENDIX_TABLES = {
@@ -32,6 +33,7 @@ LOGS = {
     "papers": "{logs}/{dataset}/papers.log",
     "inputs": "{logs}/{dataset}/inputs-{perturbation}.log",
     "requests": "{logs}/{dataset}/{model}/{cell}/requests.log",
+    "custom_requests": "{logs}/{dataset}/{model}/{cell}/custom_requests.log",
     "parse": "{logs}/{dataset}/{model}/{cell}/parse.log",
     "score": "{logs}/{dataset}/{model}/score.log",
     "score_benchmark": "{logs}/{dataset}/{model}/score.benchmark.tsv",
@@ -42,6 +44,8 @@ LOGS = {
     "reviewer_confidence": "{logs}/{dataset}/reviewer_confidence.log",
     "human_eval_scores": "{logs}/{dataset}/human_eval_scores.log",
     "human_agreement": "{logs}/{dataset}/human_agreement.log",
+    "card": "{logs}/cards/{evaluator}.log",
+    "leaderboard": "{logs}/cards/leaderboard.log",
 }
 
 
@@ -128,6 +132,14 @@ class NovBenchLayout:
             for path in (self.table(dataset, "csv"), self.table(dataset, "md"), self.radar(dataset))
         ]
 
+    def card(self, evaluator: str = EVALUATOR, extension: str = "md") -> str:
+        """A custom evaluator's card (``md``) and its per-section statistics (``parquet``)."""
+        return f"{self.results}/{TRACK}/cards/{evaluator}.{extension}"
+
+    def leaderboard(self, extension: str = "md") -> str:
+        """Every card of the run in one table (``md``, ``csv``)."""
+        return f"{self.results}/{TRACK}/cards/leaderboard.{extension}"
+
     def paper_type_labels(self, dataset: str = DATASET) -> str:
         """The classifier's paper-type labels of a dataset."""
         return f"{self.dataset(dataset)}/{PAPER_TYPE}/labels.json"
@@ -148,5 +160,6 @@ class NovBenchLayout:
             "kind": KIND,
             "perturbation": PERTURBATION,
             "cell": CELL,
+            "evaluator": EVALUATOR,
         }
         return LOGS[rule].format(logs=f"{self.results}/logs/{TRACK}", **{**wildcards, **keys})

@@ -6,7 +6,7 @@ import logging
 import math
 
 from noveval.batches import CELLS, PARAPHRASE
-from noveval.novbench import generation, perturbation, records
+from noveval.novbench import custom, generation, perturbation, records
 from noveval.novbench.releases import perturbation_releases, release_files
 from noveval.registry import Registry
 from noveval.workloads import (
@@ -34,6 +34,7 @@ def novbench_workloads(
     """One workload per NovBench inference job of the grid ``cells`` (no paraphrases where the
     dataset's perturbations release has its `change` descriptions)."""
     releases = release_files(datasets, downloads)
+    evaluators = custom.custom_evaluators(novbench)  # config novbench.custom
     workloads = []
     for dataset in dict.fromkeys(cell["dataset"] for cell in cells):
         release = releases[dataset]
@@ -51,9 +52,14 @@ def novbench_workloads(
                 inputs = perturbation.delete_sentences(
                     papers, novbench["keep_fraction"], novbench["seed"]
                 )
-            rows = generation.generation_requests(
-                inputs, papers, strategy, PROMPT_ONLY, decoding, novbench
-            )
+            name = custom.evaluator_of(strategy)
+            if name is None:
+                rows = generation.generation_requests(
+                    inputs, papers, strategy, PROMPT_ONLY, decoding, novbench
+                )
+            else:  # a custom evaluator's cell: its own template
+                records_of = inputs.to_dict("records")
+                rows = custom.custom_requests(evaluators[name], records_of, PROMPT_ONLY, decoding)
             rendered[strategy, kind] = round(prompt_tokens(rows, settings) * scale)
         common = {"track": "novbench", "dataset": dataset, "papers": size}
         common["stand_in"] = not release.available

@@ -8,6 +8,7 @@ from pathlib import Path
 from noveval.judges.cells import configured_changes
 from noveval.judges.grid import system_models
 from noveval.judges.paths import JudgesPaths
+from noveval.novbench.custom import evaluator_of
 from noveval.novbench.layout import NovBenchLayout
 from noveval.registry import load_registry
 from noveval.reproduction.published import published
@@ -99,6 +100,7 @@ def cells(results: str, grid: dict, novbench) -> list[dict]:
         }
         for name in (d["name"] for d in grid["novbench"]["datasets"].values())
         for cell in novbench.cells_of(name)
+        if evaluator_of(cell.strategy) is None  # a custom evaluator's cells have no paper number
     ]
 
 

@@ -7,12 +7,17 @@ import re
 from noveval.batches import BATCHES
 from noveval.construction.grid import TRACK as NOVBENCH_CONSTRUCTION
 from noveval.judges.cells import CHANGES, IDEA_FORMATS
+from noveval.judges.custom import CHANGES as CUSTOM_CHANGES
 from noveval.judges.instances import FORMATS
+from noveval.novbench.custom import CUSTOM_PREFIX
 from noveval.novbench.generation import STRATEGIES
 from noveval.novbench.perturbation import PERTURBATIONS
 from noveval.upstream import SOURCES, STUDIES
 
 NAME = r"[A-Za-z0-9_.+-]+"  # a dataset, setup or file stem: one path component
+CUSTOM_STRATEGY = re.escape(CUSTOM_PREFIX) + r"[A-Za-z0-9_-]+"  # custom-<name>
+CARD_NAME = r"(?!leaderboard\.)[A-Za-z0-9_-]+"  # a custom evaluator's card, not the leaderboard
+PAPER_STRATEGIES = "|".join(map(re.escape, STRATEGIES))
 
 
 def one_of(names) -> str:
@@ -32,10 +37,15 @@ def constraints() -> dict[str, str]:
         "weaker": r"[^/]+",
         "batch": one_of(BATCHES),
         "chunk": r"\d+-of-\d+",  # noveval.chunks
-        "strategy": one_of(STRATEGIES),
+        # a paper strategy, or a custom evaluator's cells (config novbench.custom)
+        "strategy": f"{PAPER_STRATEGIES}|{CUSTOM_STRATEGY}",
         "perturbation": one_of(PERTURBATIONS),
         "format": one_of(FORMATS),
         "setup": NAME,
         "ideas": one_of(IDEA_FORMATS),  # the form of the ideas a judge cell judges
-        "change": one_of(CHANGES),  # a judge cell's change (or dedicated system) alone
+        # a judge cell's change (or dedicated system) alone, or a custom judge cell's
+        "change": one_of(dict.fromkeys((*CHANGES, *CUSTOM_CHANGES))),
+        "judge": r"[A-Za-z0-9_-]+",  # a custom judge (config judges.custom)
+        "wording": NAME,  # a custom judge's wording: reference or a variant
+        "evaluator": r"[A-Za-z0-9_-]+",  # a custom NovBench evaluator (config novbench.custom)
     }
