@@ -8,8 +8,9 @@ its outputs. It checks that the scores agree within 1e-6, then times each part o
 on its own (Relevance embeddings, Coverage embeddings, fluency perplexity) and a bare forward pass
 of the fluency LM over the same number of tokens in dense batches of the same token budget: the
 ratio of the two is how close the perplexity pass runs to the model's forward-pass bound. The
-last line is the batched pass's model FLOPs per CPU-second, the rate ``noveval.scoring_cost`` plans
-with (CPU time, unlike wall time, leaves out the time other processes held the cores).
+last line is the batched pass's model FLOPs per CPU-second, the rate
+``noveval.inference.scoring_cost`` plans with (CPU time, unlike wall time, leaves out the time
+other processes held the cores).
 
     PYTHONPATH=src .venv/bin/python benchmarks/bench_scoring.py [--papers 6] [--threads N]
 """
@@ -25,7 +26,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from noveval.encoders import PerplexityScorer, use_threads
+from noveval.core.registry import load_registry
+from noveval.inference.encoders import PerplexityScorer, use_threads
+from noveval.inference.scoring_cost import params_m
 from noveval.novbench.grid import scorer_references
 from noveval.novbench.records import load_release
 from noveval.novbench.scoring import (
@@ -35,14 +38,12 @@ from noveval.novbench.scoring import (
     score_output,
     sentence_texts,
 )
-from noveval.registry import load_registry
-from noveval.scoring_cost import params_m
 
 REPO = Path(__file__).resolve().parents[1]
 COLING_PAIRS = REPO.parent / "shared" / "data" / "novbench" / "coling2020_pairs.json"
 SAMPLE = REPO / "data" / "sample" / "novbench_sample.json"
 # the embedded default's metric models, by their registry names (config/models.yaml holds what
-# each loads; noveval.scoring_cost counts their parameters)
+# each loads; noveval.inference.scoring_cost counts their parameters)
 SCORING = {
     "relevance_encoder": "all-minilm-l6-v2",
     "coverage_encoder": "all-minilm-l6-v2",

@@ -25,8 +25,8 @@ from loopback_api import LoopbackAPI
 from loopback_s2 import LoopbackS2
 from recording_proxy import RecordingProxy
 
-from noveval.engines.servers import serve
-from noveval.registry import load_registry
+from noveval.core.registry import load_registry
+from noveval.inference.engines.servers import serve
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -24,11 +24,11 @@ from noveval.construction import (
 )
 from noveval.construction.judge_plan import construction_workloads
 from noveval.construction.stages.judges_candidates import candidates
+from noveval.core.registry import load_registry
+from noveval.inference.workloads import PlanSettings
 from noveval.judges.authors import blocked_titles
 from noveval.judges.instances import load_release
-from noveval.plan.table import plan_table
-from noveval.registry import load_registry
-from noveval.workloads import PlanSettings
+from noveval.planning.table import plan_table
 
 NOTES = REPO / "tests" / "fixtures" / "openreview" / "iclr_notes.json"
 RL, OPT = "reinforcement learning", "optimization"

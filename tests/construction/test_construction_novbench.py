@@ -30,10 +30,10 @@ from noveval.construction import (
 from noveval.construction.extraction import decisions, prompt_requests, step_decision_requests
 from noveval.construction.stages.novbench_retrieval import retrieve
 from noveval.construction.stages.novbench_sources import read_sources
+from noveval.core.registry import load_registry
+from noveval.inference.workloads import PlanSettings
 from noveval.novbench.records import load_release
-from noveval.plan.table import plan_table
-from noveval.registry import load_registry
-from noveval.workloads import PlanSettings
+from noveval.planning.table import plan_table
 
 SAMPLE = REPO / "data" / "sample" / "nlpeer"
 FIELDS = ("paper_topic_and_main_contributions", "reasons_to_accept", "reasons_to_reject")
@@ -356,9 +356,9 @@ def extraction_scores(model: str, sentences: int, unanswered: int = 0) -> pd.Dat
 
 
 def extraction_report(scores) -> pd.DataFrame:
+    from noveval.core.published import published
     from noveval.reproduction import report
     from noveval.reproduction.extraction import extraction_row
-    from noveval.reproduction.published import published
 
     limits = {"max_empty_share": 0.1, "max_failed_share": 0.05}
     rows = [

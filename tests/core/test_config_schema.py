@@ -9,7 +9,7 @@ import yaml
 from conftest import REPO
 from snakemake.utils import validate
 
-from noveval import upstream
+from noveval.core import upstream
 
 SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
 

@@ -1,4 +1,4 @@
-"""Atomic writes and table reads (noveval.files)."""
+"""Atomic writes and table reads (noveval.core.files)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from noveval.files import read_tables, write_bytes, write_table
+from noveval.core.files import read_tables, write_bytes, write_table
 
 
 def test_tables_round_trip_and_concatenate(tmp_path):

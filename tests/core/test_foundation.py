@@ -18,13 +18,13 @@ from conftest import (
     write_yaml,
 )
 
-from noveval import pricing
-from noveval.chat_requests import build_request, request_id
-from noveval.engines.journal import Journal
+from noveval.core import pricing
+from noveval.core.pricing import Usage
+from noveval.core.provenance import canonical
+from noveval.core.registry import ModelSpec, RegistryError, load_registry
+from noveval.inference.engines.journal import Journal
+from noveval.inference.requests import build_request, request_id
 from noveval.novbench.grid import novbench_grid
-from noveval.pricing import Usage
-from noveval.provenance import canonical
-from noveval.registry import ModelSpec, RegistryError, load_registry
 
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64}
 MESSAGES = [{"role": "user", "content": "Is this idea novel?"}]

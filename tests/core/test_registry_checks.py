@@ -10,8 +10,8 @@ import pytest
 import yaml
 from conftest import REPO, write_yaml
 
-from noveval import registry_checks
-from noveval.registry import APIS, ModelSpec, RegistryError, load_registry
+from noveval.core import registry_checks
+from noveval.core.registry import APIS, ModelSpec, RegistryError, load_registry
 
 SHIPPED = REPO / "config" / "models.yaml"
 LOCAL = {"engine": "llamacpp", "reference": "model.gguf", "context_length": 8192}

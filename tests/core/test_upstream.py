@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import shared_file
 
-from noveval import upstream
+from noveval.core import upstream
 
 COPIES = {"novbench": ("novbench", "upstream"), "judges": ("novelty-eval", "upstream")}
 # Upstream files the shared copy does not hold yet (the retrieval change's templates): checked

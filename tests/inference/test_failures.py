@@ -25,10 +25,10 @@ from conftest import (
     snakemake_env,
 )
 
-from noveval.engines.journal import read_records
-from noveval.engines.servers import free_port
-from noveval.inference import allowed_failures
-from noveval.logs import failure_summary
+from noveval.core.logs import failure_summary
+from noveval.inference.engines.journal import read_records
+from noveval.inference.engines.servers import free_port
+from noveval.inference.job import allowed_failures
 from noveval.novbench import tables
 from noveval.novbench.scoring import SCORE_COLUMNS, SentenceScores, score_outputs
 

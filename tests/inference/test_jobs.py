@@ -13,18 +13,24 @@ import yaml
 from conftest import REPO, loopback_registry, write_yaml
 from snakemake.utils import update_config, validate
 
-from noveval.batches import gather_responses, read_responses
-from noveval.chat_requests import build_request
-from noveval.chunks import attempt_runtime, chunk_count, chunk_ids, chunk_names, parse_chunk
-from noveval.cluster import InferenceJobs, PlannedJob
-from noveval.inference import run_inference
-from noveval.logs import log_to
+from noveval.cluster.preflight.grid import site_gpu_type
+from noveval.cluster.preflight.nodes import driver_partition
+from noveval.cluster.preflight.slurm import job_limits_check, partition_limits, slurm_minutes
+from noveval.cluster.resources import InferenceJobs, PlannedJob
+from noveval.core.logs import log_to
+from noveval.core.registry import load_registry
+from noveval.core.site import Site
+from noveval.inference.batches import gather_responses, read_responses
+from noveval.inference.chunks import (
+    attempt_runtime,
+    chunk_count,
+    chunk_ids,
+    chunk_names,
+    parse_chunk,
+)
+from noveval.inference.job import run_inference
+from noveval.inference.requests import build_request
 from noveval.novbench.grid import novbench_grid
-from noveval.preflight.grid import site_gpu_type
-from noveval.preflight.nodes import driver_partition
-from noveval.preflight.slurm import job_limits_check, partition_limits, slurm_minutes
-from noveval.registry import load_registry
-from noveval.site import Site
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SEVENTY_B = "deepseek-r1-distill-llama-70b"  # 2 x a100, 100 tokens/s, reasons: 1,700 per call

@@ -20,11 +20,11 @@ import pytest
 from conftest import loopback_registry
 from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS, LoopbackAPI
 
-from noveval.chat_requests import build_request
-from noveval.engines.journal import read_records
-from noveval.inference import FailedCallsError, run_inference
-from noveval.logs import log_to
-from noveval.registry import RegistryError, load_registry
+from noveval.core.logs import log_to
+from noveval.core.registry import RegistryError, load_registry
+from noveval.inference.engines.journal import read_records
+from noveval.inference.job import FailedCallsError, run_inference
+from noveval.inference.requests import build_request
 
 CELL = "pairwise/human-only/reference"
 DECODING = {"max_tokens": 8192, "reasoning_effort": "high"}
@@ -239,7 +239,7 @@ def test_a_refused_item_is_not_resubmitted(tmp_path, server, monkeypatch):
 
 def test_batch_api_setting(tmp_path, server):
     registry = load_registry(loopback_registry(tmp_path / "models.yaml", server))
-    from noveval.engines.provider_batches import uses_batch_api
+    from noveval.inference.engines.provider_batches import uses_batch_api
 
     assert uses_batch_api(registry, "gpt-5.4", True)
     assert not uses_batch_api(registry, "smollm2-135m", True)  # true: the hosted models only

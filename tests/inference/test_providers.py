@@ -16,16 +16,16 @@ import yaml
 from conftest import REPO
 from loopback_api import ANSWER, INPUT_TOKENS, OUTPUT_TOKENS, RETIRED
 
-from noveval.chat_requests import build_request
-from noveval.engines.client import ClientSettings, send_requests
-from noveval.engines.journal import Journal, read_records
-from noveval.engines.servers import serve
-from noveval.judges.cells import CONTROLLED, DERIVED, PAIRWISE_ONLY
-from noveval.judges.grid import judges_grid
+from noveval.core.registry import RegistryError, load_registry
+from noveval.inference.engines.client import ClientSettings, send_requests
+from noveval.inference.engines.journal import Journal, read_records
+from noveval.inference.engines.servers import serve
+from noveval.inference.requests import build_request
+from noveval.judges.grid.build import judges_grid
+from noveval.judges.grid.cells import CONTROLLED, DERIVED, PAIRWISE_ONLY
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import judge_requests
 from noveval.judges.rewrites import rewrite_requests
-from noveval.registry import RegistryError, load_registry
 
 SAMPLE = REPO / "data" / "sample" / "judges"
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -180,7 +180,7 @@ def test_overloaded_anthropic_calls_are_retried(loopback, tmp_path, monkeypatch)
 def test_requests_are_adapted_when_built_and_refused_when_impossible(caplog):
     gpt5 = replace(REGISTRY.model("gpt-5.2"), name="gpt-5.2-fresh")  # logged once per model
     messages = [{"role": "user", "content": "Idea?"}]
-    with caplog.at_level(logging.INFO, logger="noveval.registry"):
+    with caplog.at_level(logging.INFO, logger="noveval.core.registry"):
         row = build_request("a", gpt5, messages, DECODING)
     assert row["temperature"] is None and row["seed"] is None and row["max_tokens"] == 96
     unseeded = build_request("a", gpt5, messages, {"max_tokens": 96})

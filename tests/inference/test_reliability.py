@@ -20,8 +20,8 @@ from noveval.novbench import records
 # An inference job reduced to its server: serve() the real SmolLM2 llama.cpp server, say where.
 SERVING_JOB = """
 import sys, time
-from noveval.engines.servers import serve
-from noveval.registry import load_registry
+from noveval.inference.engines.servers import serve
+from noveval.core.registry import load_registry
 
 spec = load_registry(sys.argv[1]).model("smollm2-135m")
 with serve(spec, sys.argv[2], startup_timeout_s=120, threads=1) as endpoint:
@@ -62,7 +62,7 @@ def test_killed_job_leaves_no_model_server(tmp_path, killed):
         assert base_url, f"the job did not serve: {log_path.read_text()[-2000:]}"
         port = base_url.rsplit(":", 1)[1].split("/")[0]
         serving = processes_with(port)
-        guards = set(processes_with("noveval.engines.guard")) & set(serving)
+        guards = set(processes_with("noveval.inference.engines.guard")) & set(serving)
         assert len(serving) == 2 and len(guards) == 1, serving
         # The server keeps a session of its own: the job's terminal signals do not reach it.
         assert all(os.getsid(pid) != os.getsid(job.pid) for pid in serving)

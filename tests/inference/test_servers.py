@@ -16,11 +16,11 @@ import requests
 from conftest import REPO
 from loopback_api import LoopbackAPI
 
-from noveval.engines import servers
+from noveval.core.registry import RegistryError, load_registry
+from noveval.inference.engines import servers
 from noveval.judges import verdicts
 from noveval.novbench.parsing import parse_evaluation, strip_reasoning
 from noveval.novbench.stages.parse import parse_responses
-from noveval.registry import RegistryError, load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SMOLLM = REGISTRY.model("smollm2-135m")

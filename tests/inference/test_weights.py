@@ -21,16 +21,10 @@ from loopback_hub import LoopbackHub, Repository
 from safetensors.numpy import save
 from tokenizers import Tokenizer, models, pre_tokenizers
 
-from noveval.engines.servers import server_command, server_environment
-from noveval.novbench import tables
-from noveval.novbench.tables import SCORERS
-from noveval.plan.table import weights_table
-from noveval.preflight.weights import pinned_check
-from noveval.registry import RegistryError, load_registry
-from noveval.reproduction import report
-from noveval.reproduction.conditions import flat
-from noveval.reproduction.novbench import novbench_conditions
-from noveval.weights import (
+from noveval.cluster.preflight.weights import pinned_check
+from noveval.core.registry import RegistryError, load_registry
+from noveval.inference.engines.servers import server_command, server_environment
+from noveval.inference.weights import (
     WeightsError,
     download,
     downloadable,
@@ -41,6 +35,12 @@ from noveval.weights import (
     use_offline,
     weights_inputs,
 )
+from noveval.novbench import tables
+from noveval.novbench.tables import SCORERS
+from noveval.planning.table import weights_table
+from noveval.reproduction import report
+from noveval.reproduction.conditions import flat
+from noveval.reproduction.novbench import novbench_conditions
 
 REPO_ID = "noveval-test/tiny-llm"
 GATED_ID = "noveval-test/gated-llm"
@@ -228,10 +228,10 @@ NEWER = "fedcba9876543210fedcba9876543210fedcba98"
 
 
 def downloads_through(env: dict, *calls: list) -> list[dict]:
-    """The records of :func:`noveval.weights.download` called with each of ``calls``, in a
+    """The records of :func:`noveval.inference.weights.download` called with each of ``calls``, in a
     process whose hub is the environment's (huggingface_hub reads HF_ENDPOINT at import)."""
     script = (
-        "import json, sys\nfrom noveval.weights import download\n"
+        "import json, sys\nfrom noveval.inference.weights import download\n"
         "print(json.dumps([download(*call) for call in json.loads(sys.argv[1])]))"
     )
     done = subprocess.run(
@@ -385,7 +385,7 @@ def test_a_hub_scorer_is_downloaded_pinned_and_read_with_the_hub_off(tmp_path, m
     assert scorer_weights_inputs(registry, names, str(tmp_path / "results")) == [str(manifest)]
 
     cache = tmp_path / "cache"
-    call = "import sys; from noveval.weights import download; download(*sys.argv[1:])"
+    call = "import sys; from noveval.inference.weights import download; download(*sys.argv[1:])"
     arguments = ["tiny-encoder", SCORER_ID, COMMIT, str(cache), str(manifest)]
     with LoopbackHub({SCORER_ID: Repository({COMMIT: files}, main=COMMIT)}) as hub:
         done = subprocess.run(

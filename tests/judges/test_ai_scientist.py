@@ -22,11 +22,25 @@ from conftest import (
 from loopback_api import ANSWER
 from test_judges_systems import default_config
 
-from noveval.engines.client import ClientSettings
-from noveval.engines.journal import Journal
-from noveval.engines.servers import serve
-from noveval.judges.aggregation import FAILED
-from noveval.judges.ai_scientist import (
+from noveval.cluster.preflight.access import searches_literature, semantic_scholar_key_check
+from noveval.core.published import published
+from noveval.core.registry import load_registry
+from noveval.inference.engines.client import ClientSettings
+from noveval.inference.engines.journal import Journal
+from noveval.inference.engines.servers import serve
+from noveval.inference.ledger import BudgetExceeded, Spending, ledger_spend
+from noveval.inference.workloads import (
+    PlanSettings,
+    output_tokens_per_call,
+    request_tokens,
+    text_tokens,
+)
+from noveval.judges.grid.build import judges_grid
+from noveval.judges.instances import load_release, write_instances
+from noveval.judges.stages.ai_scientist import ai_scientist_check
+from noveval.judges.statistics.aggregation import FAILED
+from noveval.judges.statistics.summary import metrics_table
+from noveval.judges.systems.ai_scientist import (
     SEARCH_FIELDS,
     Check,
     Prompts,
@@ -39,22 +53,13 @@ from noveval.judges.ai_scientist import (
     searcher,
     system_settings,
 )
-from noveval.judges.grid import judges_grid
-from noveval.judges.instances import load_release, write_instances
-from noveval.judges.stages.ai_scientist import ai_scientist_check
-from noveval.judges.summary import metrics_table
-from noveval.ledger import BudgetExceeded, Spending, ledger_spend
 from noveval.literature.semantic_scholar import SemanticScholar
-from noveval.plan.judges import judges_workloads
-from noveval.plan.literature import ai_scientist_searches
-from noveval.plan.table import plan_table
-from noveval.preflight.access import searches_literature, semantic_scholar_key_check
-from noveval.registry import load_registry
+from noveval.planning.judges import judges_workloads
+from noveval.planning.literature import ai_scientist_searches
+from noveval.planning.table import plan_table
 from noveval.reproduction.conditions import conditions, paper_conditions
 from noveval.reproduction.judges import judges_row
-from noveval.reproduction.published import published
 from noveval.reproduction.targets import configured
-from noveval.workloads import PlanSettings, output_tokens_per_call, request_tokens, text_tokens
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SAMPLE = REPO / "data" / "sample" / "judges" / "human-only"

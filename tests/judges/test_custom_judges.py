@@ -2,9 +2,14 @@
 
 import pytest
 
-from noveval.judges.custom import CustomJudgeError, custom_judge, custom_judges, template_fields
-from noveval.judges.grid import custom_cells
-from noveval.registry import load_registry
+from noveval.core.registry import load_registry
+from noveval.judges.cards.judge import (
+    CustomJudgeError,
+    custom_judge,
+    custom_judges,
+    template_fields,
+)
+from noveval.judges.grid.build import custom_cells
 
 RULE = {"regex": r"verdict:\s*([a-z ]+)", "labels": {"novel": "novel", "not novel": "not_novel"}}
 PAIR_RULE = {"json": "winner", "labels": {"1": "idea_1", "2": "idea_2"}}

@@ -5,12 +5,12 @@ import json
 import pandas as pd
 from conftest import REPO
 
-from noveval.judges.custom import custom_judge
-from noveval.judges.custom_requests import REVIEWERS_CUE, custom_requests
+from noveval.core.registry import load_registry
+from noveval.judges.cards.judge import custom_judge
+from noveval.judges.cards.requests import REVIEWERS_CUE, custom_requests
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import split_item_id
 from noveval.judges.verdicts import calls_from_responses
-from noveval.registry import load_registry
 
 SAMPLE = REPO / "data" / "sample" / "judges"
 REGISTRY = load_registry(REPO / "config" / "models.yaml")

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from conftest import LOOPBACK_KEY, REPO, S2_TEST_KEY, loopback_registry
 
-from noveval.chat_requests import build_request
-from noveval.judges.aggregation import FAILED
+from noveval.inference.requests import build_request
 from noveval.judges.instances import load_release, write_instances
 from noveval.judges.prompts import call_item_id
-from noveval.judges.systems import (
+from noveval.judges.statistics.aggregation import FAILED
+from noveval.judges.systems.base import (
     TOTALS,
     Decision,
     DedicatedJudge,

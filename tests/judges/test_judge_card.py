@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from noveval.judges import card
+from noveval.judges.cards import statistics as card
 
 # Pairwise calls: instance, order, call, choice (index of the idea as shown; None: unparseable).
 # Order 1 shows the ideas swapped, so its choice c names idea 1 - c.

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from noveval.judges import card_report
-from noveval.reproduction.published import published
+from noveval.core.published import published
+from noveval.judges.cards import report as card_report
 
 LABELS = [0, 1, 0, 1]
 

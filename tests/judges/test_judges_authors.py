@@ -17,13 +17,13 @@ import yaml
 from conftest import REPO, shared_file
 from scipy.stats import bootstrap
 
-from noveval.judges.aggregation import FAILED, TIE, Rules, aggregate, sub_runs
+from noveval.core.registry import load_registry
 from noveval.judges.authors import AuthorsPrompts, apply_blocklist, blocked_titles, parse_verdict
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import calls_of, judge_requests
-from noveval.judges.statistics import paired_bootstrap, pairwise_metrics, pointwise_metrics
-from noveval.judges.summary import metrics_table
-from noveval.registry import load_registry
+from noveval.judges.statistics.aggregation import FAILED, TIE, Rules, aggregate, sub_runs
+from noveval.judges.statistics.measures import paired_bootstrap, pairwise_metrics, pointwise_metrics
+from noveval.judges.statistics.summary import metrics_table
 
 PAIR = ["Idea zero: a byte-level curriculum.", "Idea one: majority voting over prompts."]
 RELATED = [["Prior A.", "Prior B."], ["Prior C."]]

@@ -16,14 +16,14 @@ import pytest
 import yaml
 from conftest import REPO, shared_file
 
-from noveval.judges.aggregation import aggregate, sub_runs
-from noveval.judges.compute import Compute, local_compute
-from noveval.judges.figures import cost_quality_figure, overlapping
+from noveval.core.pricing import Usage
+from noveval.core.registry import RegistryError, load_registry
 from noveval.judges.prompts import call_item_id
-from noveval.judges.summary import metrics_table
+from noveval.judges.statistics.aggregation import aggregate, sub_runs
+from noveval.judges.statistics.figures import cost_quality_figure, overlapping
+from noveval.judges.statistics.summary import metrics_table
+from noveval.judges.systems.compute import Compute, local_compute
 from noveval.judges.verdicts import calls_from_responses
-from noveval.pricing import Usage
-from noveval.registry import RegistryError, load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 LABELS = {"0": 0, "1": 1}  # the more novel idea of pairs 0 and 1

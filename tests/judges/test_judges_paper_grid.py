@@ -16,14 +16,14 @@ import yaml
 from conftest import REPO, shared_file
 from snakemake.utils import update_config, validate
 
+from noveval.core.registry import load_registry
+from noveval.inference.workloads import PROMPT_ONLY, PlanSettings, prompt_tokens
 from noveval.judges import release
-from noveval.judges.grid import judges_grid
+from noveval.judges.grid.build import judges_grid
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import judge_requests
-from noveval.plan.judges import judges_workloads
-from noveval.plan.table import plan_table
-from noveval.registry import load_registry
-from noveval.workloads import PROMPT_ONLY, PlanSettings, prompt_tokens
+from noveval.planning.judges import judges_workloads
+from noveval.planning.table import plan_table
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 BACKBONES = ["gpt-5.1", "gpt-5.2", "gpt-5.4", "claude-sonnet-4-5", "claude-opus-4-5",

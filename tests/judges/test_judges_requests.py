@@ -11,16 +11,16 @@ import pytest
 import yaml
 from conftest import REPO, shared_file
 
+from noveval.core.registry import load_registry
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.generation import generated_setup, generation_requests, ideation_setup
-from noveval.judges.grid import judges_grid
+from noveval.judges.grid.build import judges_grid
 from noveval.judges.instances import load_release
-from noveval.judges.paths import JudgesPaths
+from noveval.judges.layout import JudgesPaths
 from noveval.judges.prompts import CACHE_CONTROL, judge_requests, messages, split_item_id
 from noveval.judges.retrieval import load_corpus, top_related
 from noveval.judges.rewrites import apply_rewrites, rewrite_requests
 from noveval.judges.stages import metrics as metrics_stage
-from noveval.registry import load_registry
 
 SAMPLE = REPO / "data" / "sample" / "judges"
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -354,7 +354,7 @@ def test_the_ideas_wildcard_leaves_every_request_id_as_it_was(tmp_path):
     .../{setup}/{ideas}/{change}) writes the very request ids the combined change name did."""
     from types import SimpleNamespace
 
-    from noveval.files import write_table
+    from noveval.core.files import write_table
     from noveval.judges.stages import requests as stage
 
     instances = tmp_path / "instances-purpose_mechanism.parquet"

@@ -10,8 +10,8 @@ import pytest
 from conftest import shared_file
 from sklearn.metrics import f1_score
 
-from noveval.judges import figures
-from noveval.judges.aggregation import (
+from noveval.judges.statistics import figures
+from noveval.judges.statistics.aggregation import (
     FAILED,
     TIE,
     aggregate,
@@ -19,7 +19,7 @@ from noveval.judges.aggregation import (
     aggregate_pointwise,
     sub_runs,
 )
-from noveval.judges.statistics import (
+from noveval.judges.statistics.measures import (
     flip_rate,
     instance_outcomes,
     macro_f1,
@@ -27,8 +27,8 @@ from noveval.judges.statistics import (
     pairwise_metrics,
     pointwise_metrics,
 )
-from noveval.judges.summary import metrics_table
-from noveval.judges.tables import ideation_table
+from noveval.judges.statistics.summary import metrics_table
+from noveval.judges.statistics.tables import ideation_table
 from noveval.judges.verdicts import calls_from_responses, parse_verdict
 
 

@@ -19,25 +19,25 @@ from loopback_api import ANSWER, INPUT_TOKENS, OUTPUT_TOKENS
 from report_basis import BASIS
 from snakemake.utils import update_config, validate
 
-from noveval.chat_requests import build_request
-from noveval.engines import providers
-from noveval.engines.client import ClientSettings, send_requests
-from noveval.engines.journal import Journal, read_records
-from noveval.engines.servers import serve
-from noveval.judges.aggregation import aggregate
-from noveval.judges.grid import judges_grid
+from noveval.core.pricing import Usage
+from noveval.core.published import published
+from noveval.core.registry import load_registry
+from noveval.inference.engines import providers
+from noveval.inference.engines.client import ClientSettings, send_requests
+from noveval.inference.engines.journal import Journal, read_records
+from noveval.inference.engines.servers import serve
+from noveval.inference.requests import build_request
+from noveval.inference.workloads import PlanSettings
+from noveval.judges.grid.build import judges_grid
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import TOOLS, call_item_id, calls_of, judge_requests
-from noveval.judges.summary import metrics_table
+from noveval.judges.statistics.aggregation import aggregate
+from noveval.judges.statistics.summary import metrics_table
 from noveval.judges.verdicts import calls_from_responses
-from noveval.plan.judges import judges_workloads
-from noveval.plan.table import plan_table
-from noveval.pricing import Usage
-from noveval.registry import load_registry
+from noveval.planning.judges import judges_workloads
+from noveval.planning.table import plan_table
 from noveval.reproduction.judges import judges_row
-from noveval.reproduction.published import published
 from noveval.reproduction.targets import configured
-from noveval.workloads import PlanSettings
 
 SAMPLE = REPO / "data" / "sample" / "judges"
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
@@ -80,7 +80,7 @@ def test_agentic_calls_carry_the_web_search_and_are_priced_with_their_searches(
     rows = judge_requests(ideas(), "agentic", AGENTIC, DECODING, calls, reasoning_summary="auto")
     assert len(rows) == 2  # one decision per idea, whatever judges.calls says
     assert all(json.loads(row["tools"]) == WEB_SEARCH for row in rows)
-    with caplog.at_level(logging.INFO, logger="noveval.engines.client"):
+    with caplog.at_level(logging.INFO, logger="noveval.inference.engines.client"):
         failures, records = send(loopback, AGENTIC, rows, tmp_path, monkeypatch)
     assert failures == 0
     assert [r["web_searches"] for r in records] == [1, 1]

@@ -11,10 +11,10 @@ import yaml
 from conftest import REPO, shared_file
 from snakemake.utils import update_config
 
-from noveval.judges import figures, tables
-from noveval.judges.aggregation import TIE
+from noveval.core.registry import load_registry
 from noveval.judges.authors import AuthorsPrompts
-from noveval.judges.cells import (
+from noveval.judges.grid.build import judges_grid
+from noveval.judges.grid.cells import (
     CELL_KINDS,
     CHANGES,
     IDEA_FORMATS,
@@ -22,10 +22,9 @@ from noveval.judges.cells import (
     change_label,
     label_kind,
 )
-from noveval.judges.cells import (
+from noveval.judges.grid.cells import (
     LABELS as CELL_LABELS,
 )
-from noveval.judges.grid import judges_grid
 from noveval.judges.instances import write_instances
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.stages.controlled_study import controlled_study
@@ -33,8 +32,9 @@ from noveval.judges.stages.expert_study import expert_study
 from noveval.judges.stages.plan_format_figure import plan_format_figure
 from noveval.judges.stages.requests import requests
 from noveval.judges.stages.soft_accuracy import soft_accuracy
-from noveval.judges.summary import metrics_table
-from noveval.registry import load_registry
+from noveval.judges.statistics import figures, tables
+from noveval.judges.statistics.aggregation import TIE
+from noveval.judges.statistics.summary import metrics_table
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 LABELS = [0, 1, 0, 1, 0, 1, 0, 1]

@@ -17,7 +17,7 @@ from conftest import (
     write_yaml,
 )
 
-from noveval.judges.aggregation import TIE
+from noveval.judges.statistics.aggregation import TIE
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
 

@@ -13,11 +13,13 @@ import pytest
 from conftest import REPO, shared_file
 from loopback_s2 import LoopbackS2
 
-from noveval.engines.client import ClientSettings
-from noveval.engines.journal import Journal
-from noveval.engines.servers import serve
-from noveval.judges.aggregation import FAILED, TIE
-from noveval.judges.novelty_checker import (
+from noveval.core.registry import load_registry
+from noveval.inference.engines.client import ClientSettings
+from noveval.inference.engines.journal import Journal
+from noveval.inference.engines.servers import serve
+from noveval.judges.statistics.aggregation import FAILED, TIE
+from noveval.judges.systems.base import verdict_rows
+from noveval.judges.systems.novelty_checker.checker import (
     JOURNAL,
     Backbone,
     Cut,
@@ -25,7 +27,7 @@ from noveval.judges.novelty_checker import (
     decisions,
     run_checks,
 )
-from noveval.judges.novelty_checker_prompts import (
+from noveval.judges.systems.novelty_checker.prompts import (
     BuiltinPrompts,
     Prompts,
     UpstreamFunction,
@@ -35,19 +37,17 @@ from noveval.judges.novelty_checker_prompts import (
     parse_keywords,
     parse_verdict,
 )
-from noveval.judges.novelty_checker_ranking import (
+from noveval.judges.systems.novelty_checker.ranking import (
     embedding_text,
     most_similar,
     permutation,
     reranked,
     windows,
 )
-from noveval.judges.novelty_checker_search import (
+from noveval.judges.systems.novelty_checker.search import (
     Literature,
 )
-from noveval.judges.systems import verdict_rows
 from noveval.literature.semantic_scholar import SemanticScholar
-from noveval.registry import load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 

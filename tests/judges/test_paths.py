@@ -1,4 +1,4 @@
-"""The judges' results layout (noveval.judges.paths): the paths are the ones cached results already
+"""The judges' results layout (noveval.judges.layout): the paths are the ones cached results already
 have, the templates and the concrete paths agree, and the rules spell no path of their own."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import REPO
 
-from noveval.judges.paths import (
+from noveval.judges.layout import (
     DATASET_OUTPUTS,
     FORMAT_OUTPUTS,
     LOGS,
@@ -174,7 +174,7 @@ def test_the_rules_read_judges_paths_from_the_layout():
 
 def test_the_package_spells_no_judges_path_outside_the_layout():
     """The grid, the pilot, the reproduction targets... read the layout: no module but
-    noveval.judges.paths writes a ``{results}/judges`` or ``{results}/logs/judges`` path."""
+    noveval.judges.layout writes a ``{results}/judges`` or ``{results}/logs/judges`` path."""
     spelled = re.compile(r"\{results\}/(logs/|downloads/)?judges\b|(?<!construction)/judges/\{")
     package = REPO / "src" / "noveval"
     found = [

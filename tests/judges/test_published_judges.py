@@ -8,12 +8,12 @@ import yaml
 from conftest import REPO, shared_file
 from snakemake.utils import update_config
 
-from noveval.judges.grid import judges_grid
-from noveval.registry import load_registry
+from noveval.core.published import published
+from noveval.core.registry import load_registry
+from noveval.judges.grid.build import judges_grid
 from noveval.reproduction import report
 from noveval.reproduction.conditions import conditions, paper_conditions, paper_config
 from noveval.reproduction.judges import RELEASE_FACTS, expert_counts, judges_conditions, selects
-from noveval.reproduction.published import published
 from noveval.reproduction.targets import EXPERT_FILE
 from noveval.reproduction.verdicts import judged
 

@@ -7,7 +7,9 @@ import yaml
 from conftest import REPO, shared_file
 from loopback_s2 import LoopbackS2
 
-from noveval.judges.grid import judges_grid
+from noveval.core.registry import load_registry
+from noveval.core.upstream import UpstreamSource
+from noveval.judges.grid.build import judges_grid
 from noveval.literature.assisted_search import (
     TEMPLATES,
     AssistedSearchPrompts,
@@ -20,8 +22,6 @@ from noveval.literature.assisted_search import (
     select_candidates,
 )
 from noveval.literature.semantic_scholar import SemanticScholar
-from noveval.registry import load_registry
-from noveval.upstream import UpstreamSource
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from loopback_s2 import LoopbackS2
 
+from noveval.cluster.preflight.access import searches_literature, semantic_scholar_key_check
 from noveval.literature.leakage import (
     cutoff_filter,
     own_titles,
@@ -14,8 +15,7 @@ from noveval.literature.leakage import (
     without_leakage,
 )
 from noveval.literature.semantic_scholar import SemanticScholar, SemanticScholarError, clean_query
-from noveval.plan.literature import literature_note, literature_searches
-from noveval.preflight.access import searches_literature, semantic_scholar_key_check
+from noveval.planning.literature import literature_note, literature_searches
 
 FIELDS = ["title", "abstract", "year", "publicationDate"]
 KEY = "s2-unit-key"

@@ -8,7 +8,8 @@ import pytest
 import yaml
 from conftest import REPO, SAMPLE, shared_file
 
-from noveval.chat_requests import build_request
+from noveval.core.registry import load_registry
+from noveval.inference.requests import build_request
 from noveval.novbench.custom import (
     CustomEvaluatorError,
     custom_evaluator,
@@ -17,7 +18,6 @@ from noveval.novbench.custom import (
     evaluator_of,
 )
 from noveval.novbench.grid import novbench_grid
-from noveval.registry import load_registry
 from noveval.workflow.wildcards import CARD_NAME, constraints
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")

@@ -11,14 +11,14 @@ from dataclasses import replace
 import pytest
 from conftest import REPO
 
-from noveval.chat_requests import build_request
-from noveval.engines.client import ClientSettings, send_requests
-from noveval.engines.journal import Journal, read_records
-from noveval.engines.providers import Endpoint, arguments
-from noveval.engines.servers import serve
+from noveval.core.registry import RegistryError, load_registry
+from noveval.inference.engines.client import ClientSettings, send_requests
+from noveval.inference.engines.journal import Journal, read_records
+from noveval.inference.engines.providers import Endpoint, arguments
+from noveval.inference.engines.servers import serve
+from noveval.inference.requests import build_request
 from noveval.novbench import decoding, generation, records
 from noveval.novbench.decoding import generation_config_of
-from noveval.registry import RegistryError, load_registry
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SAMPLE = REPO / "data" / "sample" / "novbench_sample.json"

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from conftest import SAMPLE
 
+from noveval.core.registry import ModelSpec
 from noveval.novbench import generation, perturbation, records, tables
 from noveval.novbench.parsing import parse_evaluation
-from noveval.registry import ModelSpec
 
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 64, "mode": "greedy"}
 SETTINGS = {"few_shot_examples": 2, "seed": 7}

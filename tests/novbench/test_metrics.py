@@ -14,8 +14,8 @@ from gguf import GGUFReader
 from gguf.quants import dequantize
 from llama_cpp import Llama
 
-from noveval.assets import asset_cache, resolve
-from noveval.encoders import gguf_as_transformers, length_batches
+from noveval.core.assets import asset_cache, resolve
+from noveval.inference.encoders import gguf_as_transformers, length_batches
 from noveval.novbench import metrics
 from noveval.novbench.scoring import (
     SCORE_COLUMNS,

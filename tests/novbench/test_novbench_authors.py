@@ -23,11 +23,11 @@ import pytest
 import yaml
 from conftest import REPO, SAMPLE, run_snakemake, shared_file, write_yaml
 
-from noveval import upstream
-from noveval.engines import providers
+from noveval.core import upstream
+from noveval.core.registry import load_registry
+from noveval.core.upstream import UpstreamError
+from noveval.inference.engines import providers
 from noveval.novbench import generation, grid, perturbation, records
-from noveval.registry import load_registry
-from noveval.upstream import UpstreamError
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SCRIPTS = "code/LLM_novelty_generate"
@@ -146,7 +146,7 @@ SOURCES = ("ai_researcher", "openreviewer", "reviewer2")
 def source_root(source: str) -> Path:
     """The shared copy of a pinned source beside the authors' scripts (model-code/<source>): the
     ai_researcher library, maxidl/openreviewer and ZhaolinGao/Reviewer2 at their pinned commits
-    (src/noveval/upstream.yaml)."""
+    (src/noveval/core/upstream.yaml)."""
     return shared_file("novbench", "model-code", source)
 
 

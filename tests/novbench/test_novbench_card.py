@@ -6,9 +6,9 @@ import math
 import pandas as pd
 import pytest
 
+from noveval.core.published import published
 from noveval.novbench import card, card_report
 from noveval.novbench.tables import METRICS
-from noveval.reproduction.published import published
 
 # Three hand-made published rows. Their spreads (sample standard deviations): relevance 1.0,
 # coverage 0.2, clarity 0.1, dist_acc 0.1.

@@ -18,7 +18,8 @@ from conftest import (
     snakemake_env,
 )
 
-from noveval.chat_requests import RESPONSE_COLUMNS
+from noveval.core.published import published
+from noveval.inference.requests import RESPONSE_COLUMNS
 from noveval.novbench import confidence, paper_tables, paper_type, records
 from noveval.novbench.grid import Cell, NovBenchGrid
 from noveval.novbench.stages.paper_type_labels import classification_labels
@@ -27,7 +28,6 @@ from noveval.novbench.stages.paper_type_table import paper_type_table
 from noveval.novbench.tables import CLARITY_PARTS, KEYS, METRICS, SCORERS
 from noveval.reproduction import paper_tables as reproduction_tables
 from noveval.reproduction.conditions import annotations, paper_conditions
-from noveval.reproduction.published import published
 
 FIXTURES = REPO / "tests" / "fixtures" / "paper_tables"
 UPSTREAM = ("novbench", "upstream")

@@ -19,14 +19,14 @@ from conftest import (
 )
 from loopback_api import INPUT_TOKENS, OUTPUT_TOKENS
 
-from noveval.budget import PendingJob, check_plan, journal_track, planned_cost
-from noveval.chat_requests import build_request
-from noveval.engines.journal import read_records
-from noveval.inference import run_inference
-from noveval.judges.novelty_checker import JOURNAL
-from noveval.ledger import Budget, BudgetExceeded, ledger_spend, record_spend
-from noveval.registry import load_registry
-from noveval.workloads import PlanSettings
+from noveval.core.registry import load_registry
+from noveval.inference.engines.journal import read_records
+from noveval.inference.job import run_inference
+from noveval.inference.ledger import Budget, BudgetExceeded, ledger_spend, record_spend
+from noveval.inference.requests import build_request
+from noveval.inference.workloads import PlanSettings
+from noveval.judges.systems.novelty_checker.checker import JOURNAL
+from noveval.planning.budget import PendingJob, check_plan, journal_track, planned_cost
 
 MODEL = "gpt-4o"
 # USD per call of the loopback's fixed token counts at gpt-4o's $2.50 / $10 per million

@@ -19,18 +19,18 @@ import pytest
 import yaml
 from conftest import REPO, write_yaml
 
-from noveval.cluster import api_inference_on_host, api_models_pattern
-from noveval.preflight.findings import run_command
-from noveval.preflight.network import (
+from noveval.cluster.preflight.findings import run_command
+from noveval.cluster.preflight.network import (
     REACH_SCRIPT,
     provider_network_check,
     provider_urls,
     reach_check,
 )
-from noveval.preflight.slurm import job_step
-from noveval.registry import load_registry
-from noveval.site import SITE_FILE_VARIABLE
-from noveval.weights import use_offline
+from noveval.cluster.preflight.slurm import job_step
+from noveval.cluster.resources import api_inference_on_host, api_models_pattern
+from noveval.core.registry import load_registry
+from noveval.core.site import SITE_FILE_VARIABLE
+from noveval.inference.weights import use_offline
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 CI_SITE = {"partitions": {"cpu": {"max_gpu": 0}, "gpu": {"max_gpu": 2}}}

@@ -10,16 +10,16 @@ import yaml
 from conftest import REPO, planned_jobs, write_yaml
 from snakemake.utils import validate
 
-from noveval.chat_requests import REQUEST_COLUMNS, build_request
-from noveval.files import write_table
-from noveval.judges.grid import judges_grid
-from noveval.measured import MEASURED_COLUMNS, measure, read_measured, write_measured
+from noveval.cluster.pilot import pilot_requests, pilot_sources
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.measured import MEASURED_COLUMNS, measure, read_measured, write_measured
+from noveval.inference.requests import REQUEST_COLUMNS, build_request
+from noveval.inference.workloads import PlanSettings, Workload, measured_path, runtime_minutes
+from noveval.judges.grid.build import judges_grid
 from noveval.novbench.grid import novbench_grid
-from noveval.pilot import pilot_requests, pilot_sources
-from noveval.plan.notes import plan_notes
-from noveval.plan.table import plan_table
-from noveval.registry import load_registry
-from noveval.workloads import PlanSettings, Workload, measured_path, runtime_minutes
+from noveval.planning.notes import plan_notes
+from noveval.planning.table import plan_table
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 4096}

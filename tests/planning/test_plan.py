@@ -24,18 +24,23 @@ from conftest import (
 )
 from snakemake.utils import update_config, validate
 
-from noveval import cluster
-from noveval.engines.servers import server_command
-from noveval.judges.calibration import calibrate
+from noveval.cluster import resources as cluster
+from noveval.core.published import published
+from noveval.core.registry import load_registry
+from noveval.inference.engines.servers import server_command
+from noveval.inference.workloads import (
+    PlanSettings,
+    Workload,
+    output_tokens_per_call,
+    runtime_minutes,
+)
+from noveval.judges.statistics.calibration import calibrate
 from noveval.literature.assisted_search import AssistedSearchPrompts
 from noveval.novbench.releases import download, release_files
-from noveval.plan.judges import calibrated_judges, checker_workloads
-from noveval.plan.literature import search_workloads
-from noveval.plan.novbench import novbench_workloads
-from noveval.plan.table import plan_table
-from noveval.registry import load_registry
-from noveval.reproduction.published import published
-from noveval.workloads import PlanSettings, Workload, output_tokens_per_call, runtime_minutes
+from noveval.planning.judges import calibrated_judges, checker_workloads
+from noveval.planning.literature import search_workloads
+from noveval.planning.novbench import novbench_workloads
+from noveval.planning.table import plan_table
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 PAPER = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())

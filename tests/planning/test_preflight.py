@@ -1,4 +1,5 @@
-"""Pre-flight checks (noveval.preflight) on hand-made SLURM answers, folders and environments.
+"""Pre-flight checks (noveval.cluster.preflight) on hand-made SLURM answers, folders and
+environments.
 
 tests/planning/test_slurm.py runs `snakemake preflight` against the CI's real SLURM cluster.
 """
@@ -17,17 +18,17 @@ from conftest import REPO
 from loopback_hub import LoopbackHub, Repository
 from snakemake.utils import update_config
 
-from noveval.preflight.access import api_key_checks, gated_check, hub_token
-from noveval.preflight.conda import (
+from noveval.cluster.preflight.access import api_key_checks, gated_check, hub_token
+from noveval.cluster.preflight.conda import (
     ENV_SIZES_GB,
     ENVS_DIR,
     conda_check,
     conda_checks,
     env_space_check,
 )
-from noveval.preflight.findings import Finding, skipped, warning
-from noveval.preflight.grid import Grid, hub_scorers
-from noveval.preflight.nodes import (
+from noveval.cluster.preflight.findings import Finding, skipped, warning
+from noveval.cluster.preflight.grid import Grid, hub_scorers
+from noveval.cluster.preflight.nodes import (
     MIN_DRIVER,
     driver_check,
     glibc_check,
@@ -35,13 +36,17 @@ from noveval.preflight.nodes import (
     node_check,
     node_command,
 )
-from noveval.preflight.run import checks
-from noveval.preflight.served import served_check, substitution_checks
-from noveval.preflight.slurm import partition_checks, site_file_check, slurm_partitions
-from noveval.preflight.templates import chat_template_checks, snapshot_template, template_check
-from noveval.preflight.weights import hub_revision_check, pinned_check, weights_cache_check
-from noveval.registry import load_registry
-from noveval.site import SITE_FILE_VARIABLE
+from noveval.cluster.preflight.run import checks
+from noveval.cluster.preflight.served import served_check, substitution_checks
+from noveval.cluster.preflight.slurm import partition_checks, site_file_check, slurm_partitions
+from noveval.cluster.preflight.templates import (
+    chat_template_checks,
+    snapshot_template,
+    template_check,
+)
+from noveval.cluster.preflight.weights import hub_revision_check, pinned_check, weights_cache_check
+from noveval.core.registry import load_registry
+from noveval.core.site import SITE_FILE_VARIABLE
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 SITE = {

@@ -12,9 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from noveval import scoring_cost
-from noveval.plan.table import with_scoring
-from noveval.scoring_cost import (
+from noveval.inference import scoring_cost
+from noveval.inference.scoring_cost import (
     GFLOP_PER_CORE_S,
     ScoringLoad,
     cpu_hours,
@@ -24,6 +23,7 @@ from noveval.scoring_cost import (
     plan_jobs,
     runtime_minutes,
 )
+from noveval.planning.table import with_scoring
 
 DEFAULT = {
     "relevance_encoder": "all-minilm-l6-v2",
@@ -140,6 +140,6 @@ def test_with_scoring_adds_rows_after_novbench_and_to_its_totals():
 
 def test_sizing_imports_no_model_library():
     heavy = "{'torch', 'transformers', 'pandas'}"
-    check = f"import sys, noveval.scoring_cost; print(sorted({heavy} & set(sys.modules)))"
+    check = f"import sys, noveval.inference.scoring_cost; print(sorted({heavy} & set(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stderr

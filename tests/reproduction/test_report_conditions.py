@@ -10,8 +10,9 @@ import pytest
 import yaml
 from conftest import REPO, SAMPLE, shared_file
 
+from noveval.core.published import published
+from noveval.core.registry import load_registry
 from noveval.novbench import generation, records
-from noveval.registry import load_registry
 from noveval.reproduction import report
 from noveval.reproduction.conditions import (
     AUTHORS_CHECKER_ENCODER,
@@ -22,7 +23,6 @@ from noveval.reproduction.conditions import (
     paper_config,
 )
 from noveval.reproduction.novbench import cell_requests, release_digest
-from noveval.reproduction.published import published
 from noveval.reproduction.render import summary
 from noveval.reproduction.targets import INPUTS
 from noveval.reproduction.verdicts import judged

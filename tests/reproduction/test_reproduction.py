@@ -13,8 +13,8 @@ import yaml
 from conftest import REPO, run_snakemake, shared_file, write_yaml
 from report_basis import BASIS, COLING_SHA
 
+from noveval.core.published import published
 from noveval.reproduction import report
-from noveval.reproduction.published import published
 from noveval.reproduction.targets import RELEASE_SUBSET, configured
 from noveval.reproduction.verdicts import verdict
 

@@ -18,29 +18,16 @@ import pytest
 from conftest import REPO
 
 PACKAGE = REPO / "src" / "noveval"
-LAYERS = {  # module prefix -> layer (the longest prefix wins)
+LAYERS = {  # package -> layer (the longest prefix wins); each top-level folder is one layer
     "noveval": 0,
-    "noveval.reproduction.published": 0,
-    "noveval.registry_checks": 0,
-    "noveval.engines": 1,
-    "noveval.literature": 1,
-    "noveval.batches": 1,
-    "noveval.chunks": 1,
-    "noveval.encoders": 1,
+    "noveval.core": 0,
     "noveval.inference": 1,
-    "noveval.measured": 1,
-    "noveval.scoring_cost": 1,
-    "noveval.weights": 1,
-    "noveval.ledger": 1,
-    "noveval.workloads": 1,
+    "noveval.literature": 1,
     "noveval.novbench": 2,
     "noveval.judges": 2,
     "noveval.construction": 2,
-    "noveval.plan": 3,
+    "noveval.planning": 3,
     "noveval.cluster": 3,
-    "noveval.preflight": 3,
-    "noveval.pilot": 3,
-    "noveval.budget": 3,
     "noveval.reproduction": 3,
     "noveval.workflow": 4,
 }
@@ -109,15 +96,18 @@ def test_imports_run_down_the_layers_with_no_circle(sources):
 def test_an_upward_import_or_a_circle_is_named(sources):
     """The checks above fail on what they guard against: a core module importing a track (even
     inside a function), and two modules importing each other."""
-    bad = {**sources, "noveval.files": sources["noveval.files"] + (
-        "\n\ndef f():\n    from noveval.judges.grid import judges_grid\n"
+    bad = {**sources, "noveval.core.files": sources["noveval.core.files"] + (
+        "\n\ndef f():\n    from noveval.judges.grid.build import judges_grid\n"
     )}  # fmt: skip
     assert set(upward(bad)) - set(upward(sources)) == {
-        "noveval.files (core) -> noveval.judges.grid (tracks)"
+        "noveval.core.files (core) -> noveval.judges.grid.build (tracks)"
     }
-    looped = {**sources, "noveval.logs": sources["noveval.logs"] + "\nimport noveval.templates\n"}
-    looped["noveval.templates"] += "\nfrom noveval import logs\nimport noveval.logs\n"
-    assert set(circle(looped)) == {"noveval.logs", "noveval.templates"}
+    looped = {
+        **sources,
+        "noveval.core.logs": sources["noveval.core.logs"] + "\nimport noveval.core.templates\n",
+    }
+    looped["noveval.core.templates"] += "\nfrom noveval.core import logs\nimport noveval.core.logs\n"
+    assert set(circle(looped)) == {"noveval.core.logs", "noveval.core.templates"}
 
 
 def test_modules_stay_short_or_say_why(sources):
@@ -126,3 +116,13 @@ def test_modules_stay_short_or_say_why(sources):
         "long, not listed": long - set(LONG),
         "listed, short": set(LONG) - long,
     }
+
+
+def test_every_module_stands_in_a_layer_folder(sources):
+    """The folders show the layers: no module stands loose at the package's top, and each
+    folder is a package with a docstring saying what it owns."""
+    assert [m for m in sources if m.count(".") == 1 and (PACKAGE / f"{m[8:]}.py").exists()] == []
+    packages = [p.parent for p in PACKAGE.rglob("__init__.py")]
+    undocumented = [str(p.relative_to(PACKAGE)) for p in packages if not ast.get_docstring(
+        ast.parse((p / "__init__.py").read_text(encoding="utf-8")))]  # fmt: skip
+    assert undocumented == []

@@ -8,7 +8,7 @@ import re
 
 from conftest import REPO
 
-from noveval.provenance import code_version
+from noveval.core.provenance import code_version
 from noveval.workflow.stage import stage_code, stage_module
 
 PACKAGE = REPO / "src"

@@ -12,7 +12,7 @@ import yaml
 from conftest import LOOPBACK_KEY, REPO, planned_jobs, write_yaml
 from report_check import assert_report_shows
 
-from noveval.batches import read_responses
+from noveval.inference.batches import read_responses
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
 

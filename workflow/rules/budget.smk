@@ -9,7 +9,7 @@ rule spend:
         results=RESULTS,
         plan=f"{RESULTS}/plan/compute_plan.csv",
     run:
-        from noveval.budget import report_spend
+        from noveval.planning.budget import report_spend
 
         spent = report_spend(params.cache, REGISTRY, params.results, params.plan)
         Path(log[0]).write_text(spent)

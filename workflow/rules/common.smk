@@ -1,14 +1,14 @@
-from noveval.cluster import InferenceJobs
+from noveval.cluster.resources import InferenceJobs
 from noveval.construction.grid import TRACK as NOVBENCH_BUILT
 from noveval.construction.grid import novbench_construction
 from noveval.construction.judge_build import JudgeBuild
 from noveval.construction.judge_plan import declared_release
 from noveval.novbench.paper_tables import paper_tables
-from noveval.provenance import config_slice
-from noveval.site import Site
+from noveval.core.provenance import config_slice
+from noveval.core.site import Site
 from noveval.workflow.stage import stage_code
 from noveval.workflow.wildcards import constraints
-from noveval.workloads import PlanSettings, measured_path
+from noveval.inference.workloads import PlanSettings, measured_path
 
 # What several rule files read, made once here (the rule files define only their own rules).
 # The authors' upstream files of each study, fetched by rule upstream_file.

@@ -1,10 +1,10 @@
-from noveval.batches import chunk_path
-from noveval.cluster import (
+from noveval.inference.batches import chunk_path
+from noveval.cluster.resources import (
     api_inference_on_host,
     api_models_pattern,
     inference_env,
 )
-from noveval.weights import weights_inputs
+from noveval.inference.weights import weights_inputs
 
 
 # One job per chunk of a model, dataset and batch (the grid's cells, or a preliminary step): one

@@ -1,6 +1,6 @@
 # The judge track, first step: instances from the release, generated ideas and rewritten ideas.
 from noveval.judges import authors as judge_authors
-from noveval.weights import scorer_weights_inputs
+from noveval.inference.weights import scorer_weights_inputs
 
 # Paper mode: the upstream files (rule upstream_file), their verdict format and tie rules.
 JUDGE_BLOCKLIST = (

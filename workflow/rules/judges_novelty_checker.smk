@@ -1,4 +1,4 @@
-from noveval.judges.novelty_checker_prompts import upstream_files
+from noveval.judges.systems.novelty_checker.prompts import upstream_files
 
 # The Idea Novelty Checker's cells: on the submit host, like the searched related work (it needs
 # the network, hardly a CPU, and shares the Semantic Scholar pace); its verdicts in the judges'

@@ -1,6 +1,6 @@
-from noveval.judges import ai_scientist
-from noveval.judges.compute import local_compute
-from noveval.weights import weights_inputs
+from noveval.judges.systems import ai_scientist
+from noveval.judges.systems.compute import local_compute
+from noveval.inference.weights import weights_inputs
 
 AI_SCIENTIST = config["judges"]["systems"].get("ai_scientist") or {}
 AI_SCIENTIST_UPSTREAM = {

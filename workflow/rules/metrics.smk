@@ -1,6 +1,6 @@
 from noveval.novbench.grid import scorer_names, scorer_references
-from noveval.scoring_cost import SCORING_THREADS, scoring_resources
-from noveval.weights import scorer_weights_inputs
+from noveval.inference.scoring_cost import SCORING_THREADS, scoring_resources
+from noveval.inference.weights import scorer_weights_inputs
 
 
 rule novbench_score:

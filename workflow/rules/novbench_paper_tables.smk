@@ -1,11 +1,11 @@
 # NovBench's appendix tables from the authors' released annotations: paper type (Tables 6-7),
 # reviewer confidence (Table 8) and the human agreement (Section 4.3), per dataset that declares
 # them (novbench.datasets.<name>: paper_types, review_confidence, human_eval).
-from noveval.batches import PAPER_TYPE
+from noveval.inference.batches import PAPER_TYPE
 from noveval.novbench.paper_tables import human_eval_resources
 from noveval.novbench.paper_type import CLASSIFIER_SCRIPT
-from noveval.upstream import fetched_path
-from noveval.weights import scorer_weights_inputs
+from noveval.core.upstream import fetched_path
+from noveval.inference.weights import scorer_weights_inputs
 
 
 rule novbench_annotation_download:

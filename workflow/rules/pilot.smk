@@ -1,4 +1,4 @@
-from noveval.pilot import pilot_sources
+from noveval.cluster.pilot import pilot_sources
 
 # (track, model) -> the grid's requests tables its pilot job samples
 PILOT = pilot_sources(NOVBENCH, JUDGES, RESULTS)
@@ -8,7 +8,7 @@ PILOT_ITEMS = {"novbench": "papers", "judges": "instances"}
 
 # `snakemake pilot`: a few papers and judge instances per model of the grid through the real
 # path, in results/pilot with a journal of its own; the measured file replaces the plan's
-# assumptions for the models it holds (noveval.pilot, noveval.measured).
+# assumptions for the models it holds (noveval.cluster.pilot, noveval.inference.measured).
 rule pilot_requests:
     input:
         lambda wildcards: PILOT[wildcards.track, wildcards.model],

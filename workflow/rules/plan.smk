@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from noveval.plan.compute import grid_cells
+from noveval.planning.compute import grid_cells
 
 
 # The plan renders prompts from the releases already on disk (inputs: a finished download

@@ -2,7 +2,7 @@ from snakemake.settings.types import DeploymentMethod
 
 
 # Checks before a cluster run, on the login node: snakemake preflight --profile profiles/slurm
-# --configfile ... prints one line per check and fails when any failed (noveval.preflight).
+# --configfile ... prints one line per check and fails when any failed (noveval.cluster.preflight).
 rule preflight:
     log:
         f"{LOGS}/preflight.log",
@@ -23,7 +23,7 @@ rule preflight:
             else None
         ),
     run:
-        from noveval.preflight.run import preflight
+        from noveval.cluster.preflight.run import preflight
 
         preflight(
             config,

@@ -1,4 +1,4 @@
-from noveval.batches import PARAPHRASE
+from noveval.inference.batches import PARAPHRASE
 from noveval.novbench.authors import library_of
 from noveval.novbench.decoding import decoding_inputs
 from noveval.novbench.layout import released

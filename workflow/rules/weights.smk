@@ -1,4 +1,4 @@
-from noveval.weights import cache_dir, downloadable, lock_path, manifest_path
+from noveval.inference.weights import cache_dir, downloadable, lock_path, manifest_path
 
 
 # The weights of an open (vLLM) model, downloaded once on the submitting host (the compute nodes

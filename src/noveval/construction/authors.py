@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from noveval.upstream import UpstreamSource
+from noveval.core.upstream import UpstreamSource
 
 INTRODUCTION_PROMPTS = "code/Novelty_sentence_review/LLM4nov_sentence.py"
 CONSTRUCTION = "code/data_process/rev_inrto_nov_identification.py"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from noveval.chat_requests import build_request
 from noveval.construction import authors
 from noveval.construction.sentences import context_windows, says_yes, step_summary_fields
-from noveval.registry import ModelSpec
+from noveval.core.registry import ModelSpec
+from noveval.inference.requests import build_request
 
 # What each first-round prompt is given; the step prompt's first call sees the sentence only.
 FIRST_ROUND = {"direct": "direct", "context": "context", "few_shot": "few_shot"}

@@ -12,16 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from noveval.batches import NORMALISATION, SENTENCES, STEP
 from noveval.construction.extraction import FIRST_ROUND
 from noveval.construction.records import SENTENCE_CELLS
-from noveval.registry import Registry
+from noveval.core.registry import Registry
+from noveval.inference.batches import NORMALISATION, SENTENCES, STEP
 
 TRACK = "novbench_construction"
 VALIDATION = "extraction"  # the dataset folder of the Appendix A/B validation
 # The labelled sentences of Appendices A and B (introduction; review: novelty, other).
 LABELLED = {"introduction": 2300, "novelty": 493, "other": 500}
-# The authors' labelled sentences in their repository (pinned in noveval/upstream.yaml).
+# The authors' labelled sentences in their repository (pinned in noveval/core/upstream.yaml).
 AUTHORS_LABELS = {
     "introduction": "data/COLING_labeled_data.csv",
     "novelty": "data/novelty_data.json",

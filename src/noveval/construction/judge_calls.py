@@ -19,9 +19,9 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from noveval.chat_requests import REQUEST_COLUMNS, build_request
-from noveval.registry import ModelSpec
-from noveval.upstream import UpstreamSource
+from noveval.core.registry import ModelSpec
+from noveval.core.upstream import UpstreamSource
+from noveval.inference.requests import REQUEST_COLUMNS, build_request
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from noveval.construction import judge_calls
-from noveval.registry import Registry
-from noveval.workloads import PlanSettings, Workload, output_tokens_per_call
+from noveval.core.registry import Registry
+from noveval.inference.workloads import PlanSettings, Workload, output_tokens_per_call
 
 # Characters of a template not on disk yet (the authors' templates are 1,300 to 4,100).
 TEMPLATE_STAND_IN_CHARS = 4000

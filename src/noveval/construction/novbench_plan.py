@@ -14,13 +14,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from noveval.batches import NORMALISATION, SENTENCES
 from noveval.construction import authors
 from noveval.construction.extraction import FIRST_ROUND
 from noveval.construction.grid import TRACK, VALIDATION, CellCalls, NovBenchConstruction
 from noveval.construction.records import INTRODUCTION, REVIEW, SENTENCE_CELLS
-from noveval.registry import ModelSpec, Registry
-from noveval.workloads import PlanSettings, Workload
+from noveval.core.registry import ModelSpec, Registry
+from noveval.inference.batches import NORMALISATION, SENTENCES
+from noveval.inference.workloads import PlanSettings, Workload
 
 # Literal characters and placeholders of the authors' prompts at the pinned commit (the plan's
 # stand-in until their scripts are downloaded).

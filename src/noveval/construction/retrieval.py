@@ -45,7 +45,7 @@ def related_papers(
     papers: pd.DataFrame, corpus: pd.DataFrame, encoder_reference: str, top_k: int
 ) -> pd.DataFrame:
     """:func:`nearest` with the abstracts embedded by ``encoder_reference``."""
-    from noveval.encoders import SentenceEncoder
+    from noveval.inference.encoders import SentenceEncoder
 
     corpus = unique_titles(corpus)
     encoder = SentenceEncoder(encoder_reference)

@@ -1,6 +1,6 @@
 """The judges' paper mode: the authors' own prompts, verdict format and blocklist, read as data.
 
-Everything here comes from the authors' repository at the pinned commit (``noveval.upstream``):
+Everything here comes from the authors' repository at the pinned commit (``noveval.core.upstream``):
 their Jinja2 templates, the criteria, pairwise tips and guardrails assigned in ``judge.py`` (read
 with ``ast``, never executed), the vague criterion of ``ablations.yaml`` (P1) and the titles of
 ``paper_blocklist.yaml``. Requests are rendered the way ``judge.py`` renders them and answers
@@ -18,9 +18,9 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from noveval.answers import extract_json
-from noveval.upstream import UpstreamSource
-from noveval.yaml_files import load_yaml
+from noveval.core.answers import extract_json
+from noveval.core.upstream import UpstreamSource
+from noveval.core.yaml_files import load_yaml
 
 TEMPLATES = "src/novelty_eval/templates/"
 JUDGE = "src/novelty_eval/judge.py"

@@ -14,11 +14,11 @@ import logging
 
 import pandas as pd
 
-from noveval.chat_requests import REQUEST_COLUMNS, build_request
+from noveval.core.registry import ModelSpec
+from noveval.core.templates import render
+from noveval.inference.requests import REQUEST_COLUMNS, build_request
 from noveval.judges.instances import INSTANCE_SCHEMA
 from noveval.judges.verdicts import strip_reasoning
-from noveval.registry import ModelSpec
-from noveval.templates import render
 
 log = logging.getLogger(__name__)
 

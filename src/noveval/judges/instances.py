@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from noveval.files import write_table
+from noveval.core.files import write_table
 from noveval.judges import release
 
 log = logging.getLogger(__name__)

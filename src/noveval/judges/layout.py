@@ -1,382 +1,265 @@
-"""The judges' grid: its cells and, for each rule, the files it reads (their paths from
-``noveval.judges.paths``, the track's results layout)."""
+"""The judge study's results layout: every file the track writes under ``{results}``, spelled once.
+
+Each method names one file or folder. Called without its keys it gives the rule's template, the
+keys left as Snakemake wildcards (``{dataset}``, ``{model}``, ``{format}``, ``{setup}``,
+``{ideas}``, ``{change}``); called with them it gives the concrete path the grid
+(``noveval.judges.grid.inputs``), the pilot and the reproduction report read. A dataset's folder
+holds its setups' instances and related work (``{format}/{setup}/``), its metrics, tables and
+figures; a model's folder its cells (``{format}/{setup}/{ideas}/{change}/``: requests, verdicts, a
+dedicated system's transcript), its generated ideas, rewrites and search steps, and its batches'
+responses. The logs mirror the results under ``{results}/logs/judges`` (``LOGS``). Moving a file
+is one edit here; a moved file reruns its jobs.
+"""
 
 from __future__ import annotations
 
-import functools
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
-from noveval.batches import CELLS, GENERATION, REWRITE
-from noveval.judges import release
-from noveval.judges.cells import (
-    DERIVED,
-    EXPERT_ANNOTATIONS,
+from noveval.inference.batches import GENERATION, responses_path
+from noveval.judges.grid.cells import (
+    CUSTOM,
     GENERATED,
-    IDEATION,
     PURPOSE_MECHANISM,
-    SEARCH_STEPS,
     STANDARD,
-    VERSUS,
-    CustomCell,
-    JudgeCell,
-    cell_id,
-    release_kind,
+    ideation_setup_name,
 )
-from noveval.judges.instances import FORMATS
-from noveval.judges.paths import JudgesPaths, cell_keys
-from noveval.judges.prompts import calls_of
 
-# What the ``judges`` target builds of each format a dataset has, and of each dataset.
-FORMAT_TARGETS = ("metrics.csv", "tables.md", "controlled_study.png")
-DATASET_TARGETS = (
+TRACK = "judges"
+DATASET, MODEL, FORMAT, SETUP = "{dataset}", "{model}", "{format}", "{setup}"
+IDEAS, CHANGE, BATCH, PATH = "{ideas}", "{change}", "{batch}", "{path}"
+GENERATOR, STRONGER, WEAKER = "{generator}", "{stronger}", "{weaker}"
+JUDGE, WORDING = "{judge}", "{wording}"
+# The tables and figures of a dataset (across its formats), and of one of its formats.
+DATASET_OUTPUTS = (
     "cost_quality.png",
     "d_minus_sources.png",
+    "motivation.png",
     "flip_rates.csv",
     "flip_rates.md",
+    "plan_format.csv",
     "dataset_sizes.csv",
     "dataset_sizes.md",
+    "ideation.csv",
+    "ideation.md",
+    "expert_study.csv",
+    "expert_study.md",
 )
+FORMAT_OUTPUTS = (
+    "metrics.parquet",
+    "metrics.csv",
+    "tables.md",
+    "controlled_study.png",
+    "soft_accuracy.png",  # pairwise only
+    "plan_format.png",  # pairwise only
+)
+# Each rule's log (by its name less ``judges_``), under ``{logs}``: {results}/logs/judges.
+_CELL = "{dataset}/{model}/{format}/{setup}/{ideas}/{change}"
+_SETUP = "{dataset}/{format}/{setup}"
+_STEP = "{dataset}/{model}/{format}/{setup}"
+_SYSTEM = "{dataset}/{model}/pointwise/{setup}/standard"
+_CUSTOM = "{dataset}/{model}/" + CUSTOM + "/{judge}/{format}/{setup}/{ideas}/{wording}/{change}"
+LOGS = {
+    "download": "{logs}/{dataset}/download/{path}.log",
+    "instances": f"{{logs}}/{_SETUP}/instances.log",
+    "generated_instances": "{logs}/{dataset}/generated-{generator}/instances.log",
+    "ideation_instances": "{logs}/{dataset}/ideation-{stronger}-vs-{weaker}/instances.log",
+    "rewritten_instances": f"{{logs}}/{_SETUP}/instances-purpose_mechanism.log",
+    "related": f"{{logs}}/{_SETUP}/related.log",
+    "generation_requests": "{logs}/{dataset}/{model}/generation/requests.log",
+    "rewrite_requests": f"{{logs}}/{_STEP}/rewrite/requests.log",
+    "search_contribution_requests": f"{{logs}}/{_STEP}/search_contributions/requests.log",
+    "search_query_requests": f"{{logs}}/{_STEP}/search_queries/requests.log",
+    "requests": f"{{logs}}/{_CELL}/requests.log",
+    "verdicts": f"{{logs}}/{_CELL}/verdicts.log",
+    "ai_scientist": f"{{logs}}/{_SYSTEM}/ai_scientist/check.log",
+    "novelty_checker": f"{{logs}}/{_SYSTEM}/novelty_checker/verdicts.log",
+    "metrics": "{logs}/{dataset}/{format}/metrics.log",
+    "tables": "{logs}/{dataset}/{format}/tables.log",
+    "controlled_study": "{logs}/{dataset}/{format}/controlled_study.log",
+    "soft_accuracy": "{logs}/{dataset}/soft_accuracy.log",
+    "plan_format_figure": "{logs}/{dataset}/plan_format_figure.log",
+    "cost_quality": "{logs}/{dataset}/cost_quality.log",
+    "motivation": "{logs}/{dataset}/motivation.log",
+    "d_minus_sources": "{logs}/{dataset}/d_minus_sources.log",
+    "ideation": "{logs}/{dataset}/ideation.log",
+    "flip_rates": "{logs}/{dataset}/flip_rates.log",
+    "plan_format": "{logs}/{dataset}/plan_format.log",
+    "dataset_sizes": "{logs}/{dataset}/dataset_sizes.log",
+    "expert_study": "{logs}/{dataset}/expert_study.log",
+    "custom_requests": f"{{logs}}/{_CUSTOM}/requests.log",
+    "custom_verdicts": f"{{logs}}/{_CUSTOM}/verdicts.log",
+    "card": "{logs}/cards/{judge}.log",
+    "leaderboard": "{logs}/cards/leaderboard.log",
+}
+
+
+class _Wildcards(dict):
+    """Keys not given stay Snakemake wildcards."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def downloads_folder(results: str) -> str:
+    """The downloaded release files of every judges dataset (``noveval.judges.release``)."""
+    return f"{results}/downloads/{TRACK}"
+
+
+def generated_setup(generator: str = GENERATOR) -> str:
+    """The setup pairing the base setup's D₊ ideas with a generator's D₋ ideas."""
+    return f"{GENERATED}{generator}"
+
+
+def cell_keys(cell) -> tuple[str, ...]:
+    """A ``JudgeCell``'s keys, in the order ``JudgesPaths.cell`` takes them."""
+    return (cell.dataset, cell.model, cell.format, cell.setup, cell.ideas, cell.change)
 
 
 @dataclass(frozen=True)
-class JudgesGrid:
-    cells: tuple[JudgeCell, ...]
-    datasets: dict[str, dict[str, dict[str, str]]]  # dataset → setup → release kind → file
-    omitted: tuple[str, ...]
-    motivation: dict  # {model, changes}: the judge and the two prompts of the motivating figure
-    rewrite_model: str | None = None  # writes the purpose-mechanism form where no release file
-    base_setup: str | None = None  # whose D₊ ideas the generated setups pair with generated D₋
-    comparisons: tuple[tuple[str, str], ...] = ()  # ideation systems: (stronger, weaker)
-    releases: dict[str, list[release.ReleaseFile]] = field(default_factory=dict)  # downloads
-    substitutes: dict[str, str] = field(default_factory=dict)  # successor → the model it replaces
-    search_model: str | None = None  # the LLM of the assisted literature search (retrieval)
-    # the judges whose cells are skipped (a retired model with no substitution): why, and the
-    # number of cells left out
-    not_runnable: dict[str, tuple[str, int]] = field(default_factory=dict)
-    custom: tuple[CustomCell, ...] = ()  # the custom judges' cells (config judges.custom)
-    calls_per_custom: dict[str, int] = field(default_factory=dict)  # judge -> calls per decision
+class JudgesPaths:
+    """The judge study's files under one results folder."""
 
-    def release_download(self, dataset: str, path: str) -> release.ReleaseFile:
-        """The declared release file ``path`` of ``dataset`` (rule judges_download)."""
-        for file in self.releases.get(dataset, []):
-            if file.path == path:
-                return file
-        raise ValueError(f"judges dataset '{dataset}': the release declares no file {path}")
+    results: str
 
-    def release_setups(self) -> str:
-        """Regex of the setups read from release files (rule judges_instances)."""
-        names = sorted({setup for files in self.datasets.values() for setup in files})
-        return "|".join(map(re.escape, names)) or "(?!)"
+    # A dataset's release, instances and related work.
+    def release_download(self, dataset: str = DATASET, path: str = PATH) -> str:
+        """A declared release file, downloaded (``ReleaseFile.local``)."""
+        return f"{downloads_folder(self.results)}/{dataset}/{path}"
 
-    def request_inputs(self, results: str, wildcards) -> dict[str, str]:
-        """A cell's instances (``instances-{ideas}`` for another form of the ideas) and, for
-        'retrieval', its related work."""
-        paths, setup = JudgesPaths(results), (wildcards.dataset, wildcards.format, wildcards.setup)
-        inputs = {"instances": paths.instances(*setup, wildcards.ideas)}
-        if wildcards.change == "retrieval":
-            inputs["related"] = paths.related(*setup)
-        return inputs
+    def dataset(self, dataset: str = DATASET) -> str:
+        return f"{self.results}/{TRACK}/{dataset}"
 
-    def instance_files(self, results: str, dataset: str) -> tuple[list[str], list[str]]:
-        """The instances tables a dataset's cells judge, and the idea format of each."""
-        keys = dict.fromkeys(
-            (cell.format, cell.setup, cell.ideas) for cell in self.cells if cell.dataset == dataset
+    def setup(self, dataset: str = DATASET, format: str = FORMAT, setup: str = SETUP) -> str:
+        """A setup's folder of one format: its instances and related work."""
+        return f"{self.dataset(dataset)}/{format}/{setup}"
+
+    def instances(
+        self, dataset: str = DATASET, format: str = FORMAT, setup: str = SETUP, ideas=STANDARD
+    ) -> str:
+        """A setup's instances in one form of the ideas (``instances-{ideas}`` for another form
+        than the ideas as written)."""
+        suffix = "" if ideas == STANDARD else f"-{ideas}"
+        return f"{self.setup(dataset, format, setup)}/instances{suffix}.parquet"
+
+    def rewritten_instances(
+        self, dataset: str = DATASET, format: str = FORMAT, setup: str = SETUP
+    ) -> str:
+        """A setup's instances in the purpose-mechanism form (rule judges_rewritten_instances)."""
+        return self.instances(dataset, format, setup, PURPOSE_MECHANISM)
+
+    def generated_instances(
+        self, dataset: str = DATASET, format: str = FORMAT, generator: str = GENERATOR
+    ) -> str:
+        return self.instances(dataset, format, generated_setup(generator))
+
+    def ideation_instances(
+        self, dataset: str = DATASET, stronger: str = STRONGER, weaker: str = WEAKER
+    ) -> str:
+        """The pairs of a stronger and a weaker generator's ideas (an ideation setup)."""
+        return self.instances(dataset, "pairwise", ideation_setup_name(stronger, weaker))
+
+    def related(self, dataset: str = DATASET, format: str = FORMAT, setup: str = SETUP) -> str:
+        """The related work retrieved for a setup's ideas (the retrieval change)."""
+        return f"{self.setup(dataset, format, setup)}/related.parquet"
+
+    # A model's folder: its cells, its generated ideas, rewrites and search steps, its batches.
+    def model(self, dataset: str = DATASET, model: str = MODEL) -> str:
+        return f"{self.dataset(dataset)}/{model}"
+
+    def cell(
+        self,
+        dataset: str = DATASET,
+        model: str = MODEL,
+        format: str = FORMAT,
+        setup: str = SETUP,
+        ideas: str = IDEAS,
+        change: str = CHANGE,
+    ) -> str:
+        """A cell's folder: .../{format}/{setup}/{ideas}/{change} (a dedicated system's cells on
+        the ideas as written, its name the change)."""
+        return f"{self.model(dataset, model)}/{format}/{setup}/{ideas}/{change}"
+
+    def folder(self, cell) -> str:
+        """A ``JudgeCell``'s folder."""
+        return self.cell(*cell_keys(cell))
+
+    def requests(self, *keys: str, **named: str) -> str:
+        """A cell's requests table (the keys of ``cell``)."""
+        return f"{self.cell(*keys, **named)}/requests.parquet"
+
+    def verdicts(self, *keys: str, **named: str) -> str:
+        """A cell's verdicts table (the keys of ``cell``)."""
+        return f"{self.cell(*keys, **named)}/verdicts.parquet"
+
+    def transcript(self, *keys: str, **named: str) -> str:
+        """A dedicated system's transcript of its calls (the keys of ``cell``)."""
+        return f"{self.cell(*keys, **named)}/transcript.jsonl"
+
+    def system(self, system: str, name="verdicts", dataset=DATASET, model=MODEL, setup=SETUP):
+        """A dedicated system's ``verdicts`` or ``transcript``: pointwise, on the ideas as
+        written."""
+        return getattr(self, name)(dataset, model, "pointwise", setup, STANDARD, system)
+
+    def step_requests(
+        self,
+        step: str,
+        dataset: str = DATASET,
+        model: str = MODEL,
+        format: str = FORMAT,
+        setup: str = SETUP,
+    ) -> str:
+        """The requests of a step on a setup's ideas (``rewrite``, ``search_contributions``,
+        ``search_queries``)."""
+        return f"{self.model(dataset, model)}/{format}/{setup}/{step}/requests.parquet"
+
+    def generation_requests(self, setup: str, dataset: str = DATASET, model=MODEL) -> str:
+        """A generator's requests: one idea per pair of the base ``setup``."""
+        return f"{self.model(dataset, model)}/{GENERATION}/{setup}/requests.parquet"
+
+    def responses(self, dataset: str = DATASET, model: str = MODEL, batch: str = BATCH) -> str:
+        """A batch's responses table (rule responses', shared by the tracks)."""
+        return responses_path(self.results, TRACK, dataset, model, batch)
+
+    # A custom judge's cells (under its model's folder, answered in the model's batch), its card.
+    def custom_cell(self, file: str, cell=None) -> str:
+        """A custom cell's ``file`` (requests, calls or verdicts ``.parquet``); without ``cell``
+        (a ``CustomCell``) the rule's template."""
+        keys = (
+            (DATASET, MODEL, JUDGE, FORMAT, SETUP, IDEAS, WORDING, CHANGE)
+            if cell is None
+            else (cell.dataset, cell.model, cell.judge, cell.format, cell.setup, cell.ideas)
+            + (cell.wording, cell.change)
         )
-        paths = [JudgesPaths(results).instances(dataset, *key) for key in keys]
-        return paths, [ideas for *_, ideas in keys]
+        dataset, model, judge, *rest = keys
+        return f"{self.model(dataset, model)}/{CUSTOM}/{judge}/{'/'.join(rest)}/{file}"
 
-    def other_format_changes(self, dataset: str, format: str | None = None) -> list[str]:
-        """The display labels (``change_label``) of a dataset's cells (of ``format``) on another
-        form of the ideas."""
-        names = (
-            cell.label
-            for cell in self.cells
-            if cell.dataset == dataset and format in (None, cell.format) and cell.ideas != STANDARD
-        )
-        return list(dict.fromkeys(names))
+    def card(self, judge: str = JUDGE, extension: str = "md") -> str:
+        """A judge's stability card (``md``), its figure (``png``), its measurements
+        (``parquet``)."""
+        return f"{self.results}/{TRACK}/cards/{judge}.{extension}"
 
-    def expert_annotations(self, dataset: str) -> str | None:
-        """The downloaded expert re-judgements of a declared release, if it has them."""
-        for file in self.releases.get(dataset, []):
-            if file.path == EXPERT_ANNOTATIONS:
-                return file.local
-        return None
+    def leaderboard(self, extension: str = "md") -> str:
+        """Every card of the run in one table (``md``, ``csv``)."""
+        return f"{self.results}/{TRACK}/cards/leaderboard.{extension}"
 
-    def rewritten_source(self, results: str, wildcards) -> dict[str, str]:
-        """Inputs of a setup's purpose-mechanism instances: the release's file, else the
-        rewrite model's answers."""
-        kind = release_kind(wildcards.format, PURPOSE_MECHANISM)
-        files = self.datasets[wildcards.dataset].get(wildcards.setup, {})
-        if kind in files:
-            return {"release": files[kind]}
-        paths = JudgesPaths(results)
-        return {
-            "instances": paths.instances(wildcards.dataset, wildcards.format, wildcards.setup),
-            "responses": paths.responses(wildcards.dataset, self.rewrite_model, REWRITE),
-        }
+    # A dataset's metrics, tables and figures.
+    def metrics(self, dataset: str = DATASET, format: str = FORMAT, extension="parquet") -> str:
+        return self.format_output(f"metrics.{extension}", dataset, format)
 
-    def rewrites(self, dataset: str) -> list[tuple[str, str]]:
-        """The (format, setup) pairs whose purpose-mechanism form the rewrite model writes (no
-        release file)."""
-        pairs = {
-            (cell.format, cell.setup)
-            for cell in (*self.cells, *self.custom)
-            if cell.dataset == dataset
-            and cell.ideas == PURPOSE_MECHANISM
-            and release_kind(cell.format, cell.ideas)
-            not in self.datasets[dataset].get(cell.setup, {})
-        }
-        return sorted(pairs)
+    def format_output(self, name: str, dataset: str = DATASET, format: str = FORMAT) -> str:
+        """A table or figure of one format (``FORMAT_OUTPUTS``)."""
+        if name not in FORMAT_OUTPUTS:
+            raise ValueError(f"judges: no output {name} of a format")
+        return f"{self.dataset(dataset)}/{format}/{name}"
 
-    def generators(self, dataset: str | None = None) -> list[str]:
-        """The models whose generated ideas some setup (of ``dataset``) pairs or compares: the
-        pipeline generates them (a release's ideation files hold ideas already written)."""
-        names = []
-        for cell in self.cells:
-            if dataset not in (None, cell.dataset) or cell.setup in self.datasets[cell.dataset]:
-                continue
-            if cell.setup.startswith(GENERATED):
-                names.append(cell.setup.removeprefix(GENERATED))
-            elif cell.setup.startswith(IDEATION):
-                names += cell.setup.removeprefix(IDEATION).split(VERSUS)
-        return list(dict.fromkeys(names))
+    def output(self, name: str, dataset: str = DATASET) -> str:
+        """A table or figure of a dataset (``DATASET_OUTPUTS``)."""
+        if name not in DATASET_OUTPUTS:
+            raise ValueError(f"judges: no output {name} of a dataset")
+        return f"{self.dataset(dataset)}/{name}"
 
-    def batch_requests(self, results: str, dataset: str, model: str, batch: str) -> list[str]:
-        """The requests tables one inference job of ``model`` on ``dataset`` answers: its judge
-        cells, its generated ideas, or its rewrites."""
-        paths = JudgesPaths(results)
-        if batch == GENERATION:
-            return [paths.generation_requests(self.base_setup, dataset, model)]
-        if batch in (REWRITE, *SEARCH_STEPS):
-            pairs = self.rewrites(dataset) if batch == REWRITE else self.searches(dataset)
-            return [paths.step_requests(batch, dataset, model, *pair) for pair in pairs]
-        if batch != CELLS:
-            raise ValueError(f"judges have no inference batch '{batch}'")
-        return [
-            paths.requests(*cell_keys(cell))
-            for cell in self.cells
-            if cell.dataset == dataset and cell.model == model and cell.batched
-        ] + [
-            paths.custom_cell("requests.parquet", cell)
-            for cell in self.custom
-            if cell.dataset == dataset and cell.model == model
-        ]
-
-    def batches(self) -> list[tuple[str, str, str]]:
-        """Every inference job as (dataset, model, batch)."""
-        jobs = dict.fromkeys(
-            (cell.dataset, cell.model, CELLS) for cell in self.cells if cell.batched
-        )
-        jobs |= dict.fromkeys((cell.dataset, cell.model, CELLS) for cell in self.custom)
-        for dataset in self.datasets:
-            if self.rewrites(dataset):
-                jobs[(dataset, self.rewrite_model, REWRITE)] = None
-            for generator in self.generators(dataset):
-                jobs[(dataset, generator, GENERATION)] = None
-            if self.searches(dataset):
-                for step in SEARCH_STEPS:
-                    jobs[(dataset, self.search_model, step)] = None
-        return list(jobs)
-
-    def instance_count(self, dataset: str, setup: str, format: str) -> int:
-        """Instances of a setup's release file of ``format`` (a generated or ideation setup:
-        the base setup's), from the file on disk, else the release's declaration (0: none)."""
-        files = self.datasets[dataset].get(setup) or self.datasets[dataset].get(self.base_setup)
-        path = (files or {}).get(format) or (files or {}).get("pairwise")
-        if path is None:
-            return 0
-        if Path(path).is_file():
-            return _release_size(path)
-        declared = [f.instances for f in self.releases.get(dataset, []) if f.local == path]
-        return (declared[0] or 0) if declared else 0
-
-    def batch_calls(self, dataset: str, model: str, batch: str, calls: dict, by_change: dict):
-        """Calls of one inference batch, estimated from the release files alone (the job's
-        size when the DAG is built): a cell's instances times its calls per instance; one
-        call per pair of the base setup (generation) or per instance (rewrite)."""
-        if batch == GENERATION:
-            return self.instance_count(dataset, self.base_setup, "pairwise")
-        if batch == REWRITE:
-            return sum(self.instance_count(dataset, s, f) for f, s in self.rewrites(dataset))
-        if batch in SEARCH_STEPS:  # one call per idea searched for
-            return sum(
-                self.instance_count(dataset, s, f) * (2 if f == "pairwise" else 1)
-                for f, s in self.searches(dataset)
-            )
-        total = 0
-        for cell in self.cells:
-            if cell.dataset != dataset or cell.model != model or not cell.batched:
-                continue
-            each = calls_of(cell.change, calls, by_change)
-            pairwise = cell.format == "pairwise"
-            per = 2 * each["pairwise_per_order"] if pairwise else each["pointwise"]
-            total += per * self.instance_count(dataset, cell.setup, cell.format)
-        for cell in self.custom:
-            if cell.dataset == dataset and cell.model == model:
-                each = self.calls_per_custom[cell.judge] * (2 if cell.format == "pairwise" else 1)
-                total += each * self.instance_count(dataset, cell.setup, cell.format)
-        return total
-
-    def searches(self, dataset: str) -> list[tuple[str, str]]:
-        """The (format, setup) pairs whose ideas the assisted literature search serves."""
-        if not self.search_model:
-            return []
-        pairs = {
-            (cell.format, cell.setup)
-            for cell in (*self.cells, *self.custom)
-            if cell.dataset == dataset and cell.change == "retrieval"
-        }
-        return sorted(pairs)
-
-    def search_requests(self, results: str, wildcards, step: str = "search_queries") -> str:
-        """The requests table of one assisted-search step of a (dataset, format, setup)."""
-        return JudgesPaths(results).step_requests(
-            step, wildcards.dataset, self.search_model, wildcards.format, wildcards.setup
-        )
-
-    def search_responses(self, results: str, dataset: str, step: str) -> str:
-        """The responses table of one assisted-search step of a dataset."""
-        return JudgesPaths(results).responses(dataset, self.search_model, step)
-
-    def generated_ideas(self, results: str, dataset: str, generator: str) -> str:
-        """The responses table holding a generator's ideas (its generation batch)."""
-        return JudgesPaths(results).responses(dataset, generator, GENERATION)
-
-    def generation_cell(self) -> str:
-        return f"{GENERATION}/{self.base_setup}"
-
-    def release_file(self, dataset: str, setup: str, kind: str) -> str:
-        """The release YAML of one setup and kind (see ``release_kind``)."""
-        return self.datasets[dataset][setup][kind]
-
-    def blocklist_pairs(self, wildcards, ideas: str = STANDARD) -> list[str]:
-        """The pairwise release file in which a pointwise release file's blocked partners are
-        found (the purpose-mechanism form's in ``pairwise_plan``); none for a pairwise file, for
-        a form the release lacks, or where the release has no such pairwise file."""
-        files = self.datasets[wildcards.dataset].get(wildcards.setup, {})
-        if wildcards.format != "pointwise" or release_kind("pointwise", ideas) not in files:
-            return []
-        pairs = files.get(release_kind("pairwise", ideas))
-        return [pairs] if pairs else []
-
-    def formats(self, dataset: str) -> list[str]:
-        return [
-            f for f in FORMATS if any(c.dataset == dataset and c.format == f for c in self.cells)
-        ]
-
-    def on_disk(self) -> list[str]:
-        """The release files already on disk (the compute plan reads them)."""
-        paths = {
-            path
-            for setups in self.datasets.values()
-            for kinds in setups.values()
-            for path in kinds.values()
-        }
-        return sorted(path for path in paths if Path(path).is_file())
-
-    def metrics_paths(self, results: str, dataset: str) -> list[str]:
-        """The metrics tables of every format a dataset's cells have."""
-        return [JudgesPaths(results).metrics(dataset, format) for format in self.formats(dataset)]
-
-    def verdict_paths(self, results: str, dataset: str, format: str) -> list[str]:
-        paths = JudgesPaths(results)
-        return [
-            paths.verdicts(*cell_keys(cell))
-            for cell in self.cells
-            if cell.dataset == dataset and cell.format == format
-        ]
-
-    def flip_baselines(self) -> dict[str, list[str] | None]:
-        """The runs flips are counted against: the reference, for every change; and the
-        motivating figure's first prompt, for its others (the paper's motivating example)."""
-        baselines: dict[str, list[str] | None] = {"reference": None}
-        first, *others = self.motivation["changes"] or ["reference"]
-        if first != "reference" and others:
-            baselines[first] = others
-        return baselines
-
-    def models_used(self) -> set[str]:
-        used = {cell.model for cell in (*self.cells, *self.custom)} | set(self.generators())
-        if self.rewrite_model and any(
-            cell.ideas == PURPOSE_MECHANISM for cell in (*self.cells, *self.custom)
-        ):
-            used.add(self.rewrite_model)
-        return used
-
-    def responses(self, results: str, wildcards) -> str:
-        """The responses table a cell's verdicts come from (its model's batch)."""
-        return JudgesPaths(results).responses(wildcards.dataset, wildcards.model, CELLS)
-
-    @staticmethod
-    def response_cell(wildcards) -> str:
-        """The cell whose responses a cell's verdicts read: no aggregation reads the reference
-        run's (on the same form of the ideas)."""
-        source = "reference" if wildcards.change in DERIVED else wildcards.change
-        return cell_id(wildcards.format, wildcards.setup, wildcards.ideas, source)
-
-    def custom_judges(self) -> list[str]:
-        return list(dict.fromkeys(cell.judge for cell in self.custom))
-
-    def card_inputs(self, results: str, judge: str) -> dict[str, list[str]]:
-        """A card's inputs: its judge's cells' calls and verdicts, and this run's metrics of the
-        paper's judges (their numbers beside the card's)."""
-        paths = JudgesPaths(results)
-        cells = [cell for cell in self.custom if cell.judge == judge]
-        return {
-            "calls": [paths.custom_cell("calls.parquet", cell) for cell in cells],
-            "verdicts": [paths.custom_cell("verdicts.parquet", cell) for cell in cells],
-            "metrics": [p for d in self.datasets for p in self.metrics_paths(results, d)],
-        }
-
-    def card_cells(self, judge: str) -> list[dict]:
-        """The keys of a judge's cells, in its card's inputs' order."""
-        return [
-            {"dataset": c.dataset, "format": c.format, "setup": c.setup, "ideas": c.ideas,
-             "wording": c.wording, "change": c.change}
-            for c in self.custom
-            if c.judge == judge
-        ]  # fmt: skip
-
-    def outputs(self, results: str) -> list[str]:
-        """Everything the ``judges`` target builds: metrics, tables and figures per dataset."""
-        paths = [file.local for files in self.releases.values() for file in files]
-        layout = JudgesPaths(results)
-        for judge in self.custom_judges():
-            paths += [layout.card(judge, "md"), layout.card(judge, "png")]
-        if self.custom:
-            paths += [layout.leaderboard("md"), layout.leaderboard("csv")]
-        for dataset in self.datasets:
-            formats = self.formats(dataset)
-            names = []  # the dataset's outputs (``format/name``: one format's)
-            for format in formats:
-                names += [f"{format}/{name}" for name in FORMAT_TARGETS]
-            if formats:
-                names += DATASET_TARGETS
-            if "pairwise" in formats:
-                names.append("pairwise/soft_accuracy.png")
-                if self.motivation["model"]:
-                    names.append("motivation.png")
-                if self.other_format_changes(dataset, "pairwise"):
-                    names.append("pairwise/plan_format.png")
-            if self.other_format_changes(dataset):
-                names.append("plan_format.csv")
-            if any(c.dataset == dataset and c.setup.startswith(IDEATION) for c in self.cells):
-                names += ["ideation.md", "ideation.csv"]
-            if self.expert_annotations(dataset):
-                names += ["expert_study.csv", "expert_study.md"]
-            for name in names:
-                format, _, file = name.rpartition("/")
-                paths.append(
-                    layout.format_output(file, dataset, format)
-                    if format
-                    else layout.output(file, dataset)
-                )
-        return paths
-
-
-@functools.cache
-def _release_size(path: str) -> int:
-    """Instances of a release file on disk (read once per run: job sizes ask for it often)."""
-    return len(release.read_release(path))
+    def log(self, rule: str, **keys: str) -> str:
+        """The log of a rule's job (``rule``: a key of ``LOGS``); keys not given stay
+        wildcards."""
+        logs = f"{self.results}/logs/{TRACK}"
+        return LOGS[rule].format_map(_Wildcards(keys, logs=logs))

@@ -7,14 +7,14 @@ request id), which is what "3 calls" means on engines that sample; greedy engine
 
 from __future__ import annotations
 
-from noveval.chat_requests import build_request
+from noveval.core.registry import ModelSpec
+from noveval.core.templates import render
+from noveval.inference.requests import build_request
 from noveval.judges.authors import AuthorsPrompts, related_text
-from noveval.registry import ModelSpec
-from noveval.templates import render
 
 # judges built for novelty (config judges.systems): the agentic judge decides in one call; the
-# AI-Scientist check in rounds of its own rule (noveval.judges.ai_scientist); the Idea
-# Novelty Checker in many calls of its own rule (noveval.judges.novelty_checker)
+# AI-Scientist check in rounds of its own rule (noveval.judges.systems.ai_scientist); the Idea
+# Novelty Checker in many calls of its own rule (noveval.judges.systems.novelty_checker.checker)
 SYSTEMS = ("agentic", "ai_scientist", "novelty_checker")
 
 # What each prompt change renders: (template, template variables).

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import yaml
 
-from noveval.downloads import fetch
-from noveval.yaml_files import load_yaml
+from noveval.core.downloads import fetch
+from noveval.core.yaml_files import load_yaml
 
 MANIFEST = Path(__file__).with_name("release.yaml")
 # The release's names: *_plan files hold the ideas in purpose-mechanism form (our change name).

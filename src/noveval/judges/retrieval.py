@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from noveval.encoders import SentenceEncoder
-from noveval.yaml_files import load_yaml
+from noveval.core.yaml_files import load_yaml
+from noveval.inference.encoders import SentenceEncoder
 
 
 def load_corpus(path: str | Path) -> pd.DataFrame:

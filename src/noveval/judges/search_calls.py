@@ -9,8 +9,8 @@ import pandas as pd
 
 def search_prompts(settings: dict, upstream_root: str | None):
     """The assisted search's prompts: the authors' (``prompts: authors``) or ours."""
+    from noveval.core.upstream import UpstreamSource
     from noveval.literature.assisted_search import AssistedSearchPrompts
-    from noveval.upstream import UpstreamSource
 
     if settings["prompts"] == "authors":
         return AssistedSearchPrompts(UpstreamSource("judges", Path(upstream_root)))

@@ -14,7 +14,7 @@ import re
 
 import pandas as pd
 
-from noveval.answers import strip_reasoning
+from noveval.core.answers import strip_reasoning
 from noveval.judges import authors
 from noveval.judges.prompts import split_item_id
 
@@ -99,7 +99,7 @@ def calls_from_responses(
     cost, batch flag, latency and web searches.
 
     ``prompts='authors'`` parses the authors' verdict format with their semantics; ``parse``
-    (text, format) -> verdict or None, a judge's own rule (``noveval.judges.custom``). A call
+    (text, format) -> verdict or None, a judge's own rule (``noveval.judges.cards.judge``). A call
     that failed or whose answer cannot be parsed has ``choice`` None (and ``failed``).
     """
     if parse is None:

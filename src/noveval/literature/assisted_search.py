@@ -26,11 +26,11 @@ from datetime import date
 
 import jinja2
 
-from noveval.answers import extract_json
-from noveval.chat_requests import build_request
-from noveval.registry import ModelSpec
-from noveval.templates import render
-from noveval.upstream import UpstreamSource
+from noveval.core.answers import extract_json
+from noveval.core.registry import ModelSpec
+from noveval.core.templates import render
+from noveval.core.upstream import UpstreamSource
+from noveval.inference.requests import build_request
 
 TEMPLATES = "src/novelty_eval/retrieval/templates/"
 CONTRIBUTIONS = ("contribution_system.jinja2", "contribution_user.jinja2")

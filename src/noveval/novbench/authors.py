@@ -21,14 +21,16 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from noveval.core.registry import ModelSpec
+from noveval.core.templates import PROMPT_DIR
+from noveval.core.upstream import UpstreamSource, fetched_path
+from noveval.core.yaml_files import load_yaml
 from noveval.novbench.parsing import format_evaluation
-from noveval.registry import ModelSpec
-from noveval.templates import PROMPT_DIR
-from noveval.upstream import UpstreamSource, fetched_path
-from noveval.yaml_files import load_yaml
 
 SCRIPTS = PROMPT_DIR / "novbench" / "authors.yaml"
-LIBRARY = "ai_researcher"  # the upstream source (noveval/upstream.yaml) of the reviewer library
+LIBRARY = (
+    "ai_researcher"  # the upstream source (noveval/core/upstream.yaml) of the reviewer library
+)
 SAMPLING = ("temperature", "top_p", "max_tokens")
 
 

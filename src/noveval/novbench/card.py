@@ -82,7 +82,7 @@ def cell_statistics(scores: pd.DataFrame, resamples: int = RESAMPLES, seed: int 
 
 def published_rows(published: pd.DataFrame, table: str = TABLE) -> pd.DataFrame:
     """The model rows of a published table (the project's reference table of NovBench,
-    ``noveval.reproduction.published``): one row per dataset, model, strategy and perturbation,
+    ``noveval.core.published``): one row per dataset, model, strategy and perturbation,
     the four metrics as columns (the human row left out)."""
     keys = ["dataset", "model", "strategy", "perturbation"]
     rows = published[

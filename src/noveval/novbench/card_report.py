@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.files import write_bytes
+from noveval.core.files import write_bytes
 from noveval.novbench import card
 from noveval.novbench.custom import custom_strategy, evaluator_of
 from noveval.novbench.tables import HUMAN, METRICS

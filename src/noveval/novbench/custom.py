@@ -26,9 +26,9 @@ from pathlib import Path
 import jinja2
 from jinja2 import meta
 
-from noveval.chat_requests import build_request
+from noveval.core.registry import ModelSpec
+from noveval.inference.requests import build_request
 from noveval.novbench.decoding import call_decoding
-from noveval.registry import ModelSpec
 
 CUSTOM_PREFIX = "custom-"
 FIELDS = frozenset({"descriptions", "related"})

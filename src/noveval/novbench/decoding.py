@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from noveval.registry import CAP_REQUIRED, ModelSpec
-from noveval.weights import local_weights, manifest_path, needs_weights
+from noveval.core.registry import CAP_REQUIRED, ModelSpec
+from noveval.inference.weights import local_weights, manifest_path, needs_weights
 
 MODES = ("greedy", "authors")
 GENERATION_CONFIG = "generation_config.json"

@@ -10,12 +10,12 @@ import random
 
 import pandas as pd
 
-from noveval.chat_requests import build_request
+from noveval.core.registry import ModelSpec
+from noveval.core.templates import render
+from noveval.inference.requests import build_request
 from noveval.novbench import authors
 from noveval.novbench.decoding import call_decoding
 from noveval.novbench.parsing import format_evaluation
-from noveval.registry import ModelSpec
-from noveval.templates import render
 
 STRATEGIES = ("zero", "few", "rag")
 PROMPTS = ("builtin", "authors")

@@ -11,11 +11,11 @@ import logging
 import math
 from dataclasses import dataclass, field
 
-from noveval.batches import CELLS, PAPER_TYPE, PARAPHRASE
+from noveval.core.registry import Registry
+from noveval.inference.batches import CELLS, PAPER_TYPE, PARAPHRASE
 from noveval.novbench.custom import CustomEvaluator, custom_evaluators
 from noveval.novbench.layout import HUMAN, NovBenchLayout, cell_name, released
 from noveval.novbench.releases import ReleaseFile, perturbation_releases, release_files
-from noveval.registry import Registry
 
 log = logging.getLogger(__name__)
 

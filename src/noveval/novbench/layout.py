@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from noveval.batches import PAPER_TYPE, responses_path
+from noveval.inference.batches import PAPER_TYPE, responses_path
 
 TRACK = "novbench"
 DATASET, MODEL, KIND, BATCH = "{dataset}", "{model}", "{kind}", "{batch}"

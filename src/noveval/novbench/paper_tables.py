@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from noveval.inference.scoring_cost import mem_mb, planned_load, runtime_minutes
 from noveval.novbench.layout import NovBenchLayout
 from noveval.novbench.releases import ReleaseFile
-from noveval.scoring_cost import mem_mb, planned_load, runtime_minutes
 
 log = logging.getLogger(__name__)
 

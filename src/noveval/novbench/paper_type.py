@@ -15,12 +15,12 @@ import re
 
 import pandas as pd
 
-from noveval.chat_requests import build_request
+from noveval.core.registry import ModelSpec
+from noveval.inference.requests import build_request
 from noveval.novbench import tables
 from noveval.novbench.authors import AuthorsPrompt, _part
 from noveval.novbench.generation import call_decoding
 from noveval.novbench.records import read_records
-from noveval.registry import ModelSpec
 
 log = logging.getLogger(__name__)
 

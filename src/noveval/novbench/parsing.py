@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from noveval.answers import strip_reasoning
+from noveval.core.answers import strip_reasoning
 
 LABELS = ("Positive", "Neutral", "Negative")
 HEADERS = {label: f"{label} Novelty Evaluations" for label in LABELS}

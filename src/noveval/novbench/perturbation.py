@@ -13,10 +13,10 @@ import re
 
 import pandas as pd
 
-from noveval.chat_requests import build_request
+from noveval.core.registry import ModelSpec
+from noveval.core.templates import render
+from noveval.inference.requests import build_request
 from noveval.novbench.decoding import call_decoding
-from noveval.registry import ModelSpec
-from noveval.templates import render
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from noveval.files import write_table
+from noveval.core.files import write_table
 from noveval.novbench.parsing import parse_evaluation
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from noveval.downloads import fetch
+from noveval.core.downloads import fetch
 from noveval.novbench.layout import download_path
 from noveval.novbench.records import read_records
 

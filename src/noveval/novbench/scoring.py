@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from noveval.encoders import PerplexityScorer, SentenceEncoder
+from noveval.inference.encoders import PerplexityScorer, SentenceEncoder
 from noveval.novbench import metrics
 
 SCORE_COLUMNS = [

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from noveval.judges.ai_scientist import system_settings
-from noveval.judges.grid import system_models
-from noveval.registry import Registry, load_registry
-from noveval.yaml_files import load_yaml
+from noveval.core.registry import Registry, load_registry
+from noveval.core.yaml_files import load_yaml
+from noveval.judges.grid.build import system_models
+from noveval.judges.systems.ai_scientist import system_settings
 
 # The judge settings that shape each request, and those that turn calls into a decision.
 JUDGE_REQUESTS = (

@@ -6,7 +6,7 @@ import fnmatch
 
 import pandas as pd
 
-from noveval.judges.cells import LABELS, STANDARD, label_kind, labelled
+from noveval.judges.grid.cells import LABELS, STANDARD, label_kind, labelled
 from noveval.judges.prompts import calls_of
 from noveval.reproduction.targets import EXPERT_FILE
 from noveval.reproduction.verdicts import COST_TOLERANCE, TOLERANCES, judged, not_run, unconfigured

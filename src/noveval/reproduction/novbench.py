@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from noveval.core.registry import Registry, load_registry
 from noveval.novbench.tables import HUMAN
-from noveval.registry import Registry, load_registry
 from noveval.reproduction.conditions import PAPER_SCORERS, as_condition
 from noveval.reproduction.targets import DATASETS, RELEASE_SUBSET
 from noveval.reproduction.verdicts import TOLERANCES, judged, not_run, unconfigured

@@ -35,12 +35,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from noveval.files import read_tables
+from noveval.core.files import read_tables
+from noveval.core.published import published
 from noveval.reproduction.extraction import extraction_row
 from noveval.reproduction.judges import expert_counts, judges_row
 from noveval.reproduction.novbench import cell_requests, novbench_row, release_digest
 from noveval.reproduction.paper_tables import PAPER_TABLES, paper_table_row
-from noveval.reproduction.published import published
 from noveval.reproduction.render import markdown, summary
 
 log = logging.getLogger(__name__)

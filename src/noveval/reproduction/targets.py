@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from noveval.judges.cells import configured_changes
-from noveval.judges.grid import system_models
-from noveval.judges.paths import JudgesPaths
+from noveval.core.published import published
+from noveval.core.registry import load_registry
+from noveval.judges.grid.build import system_models
+from noveval.judges.grid.cells import configured_changes
+from noveval.judges.layout import JudgesPaths
 from noveval.novbench.custom import evaluator_of
 from noveval.novbench.layout import NovBenchLayout
-from noveval.registry import load_registry
-from noveval.reproduction.published import published
 
 RELEASE_SUBSET = "emnlp2023-release100"  # Table 5: a dataset that declares perturbations_release
 

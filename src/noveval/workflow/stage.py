@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import importlib
 
-from noveval.logs import log_to
-from noveval.provenance import code_version
+from noveval.core.logs import log_to
+from noveval.core.provenance import code_version
 
 TRACKS = ("novbench", "judges", "construction")  # a rule named <track>_<stage>
 # A rule's hosted-API variant (`use rule infer as infer_api`: the same job on the submitting

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 
-from noveval.batches import BATCHES
 from noveval.construction.grid import TRACK as NOVBENCH_CONSTRUCTION
-from noveval.judges.cells import CHANGES, IDEA_FORMATS
-from noveval.judges.custom import CHANGES as CUSTOM_CHANGES
+from noveval.core.upstream import SOURCES, STUDIES
+from noveval.inference.batches import BATCHES
+from noveval.judges.cards.judge import CHANGES as CUSTOM_CHANGES
+from noveval.judges.grid.cells import CHANGES, IDEA_FORMATS
 from noveval.judges.instances import FORMATS
 from noveval.novbench.custom import CUSTOM_PREFIX
 from noveval.novbench.generation import STRATEGIES
 from noveval.novbench.perturbation import PERTURBATIONS
-from noveval.upstream import SOURCES, STUDIES
 
 NAME = r"[A-Za-z0-9_.+-]+"  # a dataset, setup or file stem: one path component
 CUSTOM_STRATEGY = re.escape(CUSTOM_PREFIX) + r"[A-Za-z0-9_-]+"  # custom-<name>
@@ -36,7 +36,7 @@ def constraints() -> dict[str, str]:
         "stronger": r"[^/]+",
         "weaker": r"[^/]+",
         "batch": one_of(BATCHES),
-        "chunk": r"\d+-of-\d+",  # noveval.chunks
+        "chunk": r"\d+-of-\d+",  # noveval.inference.chunks
         # a paper strategy, or a custom evaluator's cells (config novbench.custom)
         "strategy": f"{PAPER_STRATEGIES}|{CUSTOM_STRATEGY}",
         "perturbation": one_of(PERTURBATIONS),

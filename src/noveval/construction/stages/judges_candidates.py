@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from noveval.construction import openreview_notes, selection
-from noveval.files import write_json
+from noveval.core.files import write_json
 from noveval.judges.authors import blocked_titles
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@ layer and the model's journal."""
 
 from __future__ import annotations
 
-from noveval.inference import job_arguments, run_inference
+from noveval.inference.job import job_arguments, run_inference
 
 
 def run(job) -> None:

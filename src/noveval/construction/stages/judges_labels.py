@@ -7,7 +7,7 @@ import logging
 import pandas as pd
 
 from noveval.construction import judge_calls, openreview_notes, selection
-from noveval.files import read_json, write_json
+from noveval.core.files import read_json, write_json
 
 log = logging.getLogger(__name__)
 

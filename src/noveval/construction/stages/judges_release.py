@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.construction import judge_calls, judge_release
-from noveval.files import read_json, write_json
+from noveval.core.files import read_json, write_json
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import logging
 
 from noveval.construction import judge_calls, selection
-from noveval.files import read_json, write_table
-from noveval.registry import load_registry
+from noveval.core.files import read_json, write_table
+from noveval.core.registry import load_registry
 
 log = logging.getLogger(__name__)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.construction import extraction
 from noveval.construction.validation import labelled_sentences
-from noveval.files import write_table
-from noveval.registry import load_registry
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.requests import REQUEST_COLUMNS
 
 
 def validation_requests(

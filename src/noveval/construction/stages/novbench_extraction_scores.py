@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.batches import SENTENCES
 from noveval.construction import extraction, validation
 from noveval.construction.validation import labelled_sentences
-from noveval.files import write_bytes
+from noveval.core.files import write_bytes
+from noveval.inference.batches import SENTENCES
 
 
 def validation_scores(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.batches import read_responses
-from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.construction import extraction
-from noveval.files import write_table
-from noveval.registry import load_registry
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.batches import read_responses
+from noveval.inference.requests import REQUEST_COLUMNS
 
 
 def step_requests(

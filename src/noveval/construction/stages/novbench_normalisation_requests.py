@@ -7,11 +7,11 @@ import logging
 
 import pandas as pd
 
-from noveval.batches import read_responses
-from noveval.chat_requests import REQUEST_COLUMNS, build_request
 from noveval.construction import authors, records
-from noveval.files import write_table
-from noveval.registry import load_registry
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.batches import read_responses
+from noveval.inference.requests import REQUEST_COLUMNS, build_request
 
 log = logging.getLogger(__name__)
 

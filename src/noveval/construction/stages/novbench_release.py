@@ -7,9 +7,9 @@ import logging
 
 import pandas as pd
 
-from noveval.batches import read_responses
 from noveval.construction import records
-from noveval.files import write_bytes
+from noveval.core.files import write_bytes
+from noveval.inference.batches import read_responses
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ def assemble(
     summary_path: str,
 ) -> None:
     """The release file (the authors' record format) and the construction summary."""
-    from noveval.batches import NORMALISATION
+    from noveval.inference.batches import NORMALISATION
 
     extracted = pd.read_parquet(extracted_path)
     normalised = (

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.construction import retrieval
-from noveval.files import write_table
+from noveval.core.files import write_table
 
 
 def retrieve(

@@ -6,10 +6,10 @@ import logging
 
 import pandas as pd
 
-from noveval.chat_requests import REQUEST_COLUMNS
 from noveval.construction import extraction, records
-from noveval.files import write_table
-from noveval.registry import load_registry
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.requests import REQUEST_COLUMNS
 
 log = logging.getLogger(__name__)
 

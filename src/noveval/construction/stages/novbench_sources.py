@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 from noveval.construction import nlpeer, records
-from noveval.files import write_table
+from noveval.core.files import write_table
 
 log = logging.getLogger(__name__)
 

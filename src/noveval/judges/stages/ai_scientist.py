@@ -3,9 +3,9 @@ transcript of their rounds."""
 
 from __future__ import annotations
 
-from noveval.judges.ai_scientist import AIScientist, Prompts
-from noveval.judges.cells import STANDARD
-from noveval.judges.systems import run_system
+from noveval.judges.grid.cells import STANDARD
+from noveval.judges.systems.ai_scientist import AIScientist, Prompts
+from noveval.judges.systems.base import run_system
 
 
 def ai_scientist_check(
@@ -27,7 +27,7 @@ def ai_scientist_check(
 ) -> None:
     """One AI-Scientist cell (``cell``: dataset, model, setup, change): each idea's loop of
     ``settings['rounds']`` rounds, written as verdicts and as a transcript of every round (JSON
-    lines), through the dedicated judges' runner (``noveval.judges.systems.run_system``).
+    lines), through the dedicated judges' runner (``noveval.judges.systems.base.run_system``).
 
     ``settings``: ``rounds``, ``max_tokens``, ``effort`` (the calls' reasoning effort, for a
     model that has effort levels), ``cutoff``, ``all_failed``; ``upstream_roots`` (``judges``,

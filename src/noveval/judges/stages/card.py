@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.files import write_table
-from noveval.judges import card_report
-from noveval.judges.cells import STANDARD
-from noveval.reproduction.published import published
+from noveval.core.files import write_table
+from noveval.core.published import published
+from noveval.judges.cards import report as card_report
+from noveval.judges.grid.cells import STANDARD
 
 
 def run_metrics(paths: list[str]) -> pd.DataFrame:

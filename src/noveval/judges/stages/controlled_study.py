@@ -8,7 +8,7 @@ import pandas as pd
 def controlled_study(metrics_path: str, png_path: str) -> None:
     """The controlled-study figure of one format: quality per judge × change, significance
     marked, one panel per setup."""
-    from noveval.judges import figures
+    from noveval.judges.statistics import figures
 
     table = pd.read_parquet(metrics_path)
     format = table["format"].iloc[0] if len(table) else "pairwise"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from noveval.files import read_tables
+from noveval.core.files import read_tables
 
 
 def cost_quality(metrics_paths: list[str], png_path: str) -> None:
     """The cost–quality scatter from the metrics alone."""
-    from noveval.judges import figures
+    from noveval.judges.statistics import figures
 
     figures.cost_quality(read_tables(metrics_paths), png_path)
 

@@ -6,12 +6,12 @@ import logging
 
 import pandas as pd
 
-from noveval.chat_requests import REQUEST_COLUMNS
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.requests import REQUEST_COLUMNS
 from noveval.judges import instances
-from noveval.judges.custom import custom_judge
-from noveval.judges.custom_requests import custom_requests
-from noveval.registry import load_registry
+from noveval.judges.cards.judge import custom_judge
+from noveval.judges.cards.requests import custom_requests
 
 log = logging.getLogger(__name__)
 

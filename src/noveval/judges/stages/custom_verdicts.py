@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import logging
 
-from noveval.batches import read_responses
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.inference.batches import read_responses
 from noveval.judges import instances
-from noveval.judges.aggregation import Rules, aggregate
-from noveval.judges.custom import custom_judge
+from noveval.judges.cards.judge import custom_judge
+from noveval.judges.statistics.aggregation import Rules, aggregate
 from noveval.judges.verdicts import calls_from_responses
 
 log = logging.getLogger(__name__)

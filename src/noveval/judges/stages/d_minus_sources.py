@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from noveval.files import read_tables
+from noveval.core.files import read_tables
 
 
 def d_minus_sources(metrics_paths: list[str], png_path: str) -> None:
     """Judge quality by D₋ source (human or generator) from the metrics alone."""
-    from noveval.judges import figures
+    from noveval.judges.statistics import figures
 
     figures.d_minus_sources(read_tables(metrics_paths), png_path)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from noveval.judges import instances, tables
+from noveval.judges import instances
+from noveval.judges.statistics import tables
 
 
 def dataset_sizes(

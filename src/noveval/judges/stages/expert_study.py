@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.judges import tables
+from noveval.judges.statistics import tables
 
 
 def expert_study(annotations_path: str, csv_path: str, markdown_path: str) -> None:

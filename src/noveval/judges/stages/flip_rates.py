@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from noveval.files import read_tables
-from noveval.judges import tables
+from noveval.core.files import read_tables
+from noveval.judges.statistics import tables
 
 
 def flip_rates(

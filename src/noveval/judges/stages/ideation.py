@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.judges import tables
+from noveval.judges.statistics import tables
 
 
 def ideation_report(metrics_path: str, csv_path: str, markdown_path: str) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from noveval.batches import read_responses
+from noveval.inference.batches import read_responses
 from noveval.judges import generation, instances
-from noveval.judges.cells import ideation_setup_name
+from noveval.judges.grid.cells import ideation_setup_name
 
 
 def ideation_instances(

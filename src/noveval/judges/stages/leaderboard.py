@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.judges import card_report
+from noveval.judges.cards import report as card_report
 
 
 def leaderboard(tables: list[str], markdown_path: str, csv_path: str) -> None:

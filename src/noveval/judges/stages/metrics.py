@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from noveval.files import read_tables, write_table
-from noveval.judges.compute import Compute
+from noveval.core.files import read_tables, write_table
+from noveval.judges.systems.compute import Compute
 
 
 def metrics(
@@ -16,9 +16,9 @@ def metrics(
     substitutes: dict[str, str] | None = None,
 ) -> None:
     """One metrics row per judge × setup × change of one format (``compute``: the local
-    judges' devices and price, ``noveval.judges.compute.local_compute``), with the model each
-    judge stands in for (``substitutes``: successor → model; empty: itself)."""
-    from noveval.judges import summary
+    judges' devices and price, ``noveval.judges.systems.compute.local_compute``), with the model
+    each judge stands in for (``substitutes``: successor → model; empty: itself)."""
+    from noveval.judges.statistics import summary
 
     frame = read_tables(verdicts_paths)
     table = summary.metrics_table(

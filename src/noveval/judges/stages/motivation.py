@@ -7,7 +7,7 @@ import pandas as pd
 
 def motivation(metrics_path: str, model: str, changes: list[str], png_path: str) -> None:
     """The motivating figure from the pairwise metrics alone."""
-    from noveval.judges import figures
+    from noveval.judges.statistics import figures
 
     figures.motivation(pd.read_parquet(metrics_path), png_path, model, changes)
 

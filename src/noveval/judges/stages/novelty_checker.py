@@ -3,21 +3,21 @@ verdicts and each idea's transcript (JSON lines)."""
 
 from __future__ import annotations
 
-from noveval.judges.cells import STANDARD
-from noveval.judges.novelty_checker import NoveltyChecker
-from noveval.judges.novelty_checker_prompts import load_prompts, upstream_root
-from noveval.judges.systems import run_system
+from noveval.judges.grid.cells import STANDARD
+from noveval.judges.systems.base import run_system
+from noveval.judges.systems.novelty_checker.checker import NoveltyChecker
+from noveval.judges.systems.novelty_checker.prompts import load_prompts, upstream_root
 
 
 def run(job) -> None:
     """One job of rule judges_novelty_checker. The encoder (``settings['encoder']``) loads from
     its snapshot of the rule's weights when it is a hub encoder; paper mode renders the prompts
     from the upstream files, else the builtin messages."""
-    from noveval.weights import use_offline
+    from noveval.inference.weights import use_offline
 
     located = use_offline(list(job.input.weights))
-    from noveval.encoders import SentenceEncoder
-    from noveval.registry import load_registry
+    from noveval.core.registry import load_registry
+    from noveval.inference.encoders import SentenceEncoder
 
     settings, literature, model = job.params.settings, job.params.literature, job.wildcards.model
     reference = load_registry(job.params.registry).encoder(settings["encoder"])

@@ -8,7 +8,7 @@ import pandas as pd
 def plan_format_figure(metrics_path: str, changes: list[str], png_path: str) -> None:
     """Pairwise strict accuracy of the cells on another form of the ideas (``changes``) beside
     the reference on the ideas as written, significance marked."""
-    from noveval.judges import figures
+    from noveval.judges.statistics import figures
 
     figures.change_grid(
         pd.read_parquet(metrics_path),

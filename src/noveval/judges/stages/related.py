@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from noveval.batches import read_responses
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.batches import read_responses
+from noveval.inference.weights import use_offline
 from noveval.judges import instances
-from noveval.registry import load_registry
-from noveval.weights import use_offline
 
 log = logging.getLogger(__name__)
 

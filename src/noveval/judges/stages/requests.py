@@ -6,12 +6,12 @@ import logging
 
 import pandas as pd
 
-from noveval.chat_requests import REQUEST_COLUMNS
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.requests import REQUEST_COLUMNS
 from noveval.judges import instances
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.prompts import calls_of, judge_requests
-from noveval.registry import load_registry
 
 log = logging.getLogger(__name__)
 

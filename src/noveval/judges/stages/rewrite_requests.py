@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
 from noveval.judges import instances, rewrites
-from noveval.registry import load_registry
 
 log = logging.getLogger(__name__)
 

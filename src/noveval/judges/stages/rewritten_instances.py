@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.batches import read_responses
+from noveval.inference.batches import read_responses
 from noveval.judges import instances, rewrites
 from noveval.judges.authors import blocklisted
 

@@ -6,12 +6,12 @@ import logging
 
 import pandas as pd
 
-from noveval.batches import read_responses
-from noveval.chat_requests import REQUEST_COLUMNS
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.batches import read_responses
+from noveval.inference.requests import REQUEST_COLUMNS
 from noveval.judges import instances
 from noveval.judges.search_calls import search_decoding, search_prompts, shown_ideas
-from noveval.registry import load_registry
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 def soft_accuracy(metrics_path: str, png_path: str) -> None:
     """Pairwise soft accuracy (a tie counts half) per judge × change, one panel per setup."""
-    from noveval.judges import figures
+    from noveval.judges.statistics import figures
 
     figures.change_grid(
         pd.read_parquet(metrics_path), png_path, "soft_accuracy", "soft accuracy (%)", marks=False

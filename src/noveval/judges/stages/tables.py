@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.judges import tables
+from noveval.judges.statistics import tables
 
 
 def report_tables(metrics_path: str, markdown_path: str) -> None:

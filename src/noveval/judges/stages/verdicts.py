@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from noveval.batches import read_responses
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.inference.batches import read_responses
 from noveval.judges import instances
-from noveval.judges.aggregation import TIE, Rules, aggregate, sub_runs
-from noveval.judges.cells import DERIVED
+from noveval.judges.grid.cells import DERIVED
+from noveval.judges.statistics.aggregation import TIE, Rules, aggregate, sub_runs
 from noveval.judges.verdicts import VERDICT_COLUMNS, calls_from_responses
 
 log = logging.getLogger(__name__)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.published import published
 from noveval.novbench import card, card_report
 from noveval.novbench.custom import custom_strategy
-from noveval.reproduction.published import published
 
 
 def write_card(

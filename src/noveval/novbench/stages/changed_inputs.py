@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.batches import PARAPHRASE, read_responses
+from noveval.inference.batches import PARAPHRASE, read_responses
 from noveval.novbench import perturbation, records
 
 

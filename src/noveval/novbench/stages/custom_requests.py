@@ -6,11 +6,11 @@ import logging
 
 import pandas as pd
 
-from noveval.chat_requests import REQUEST_COLUMNS
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.requests import REQUEST_COLUMNS
 from noveval.novbench import custom, records
 from noveval.novbench.decoding import generation_config_of
-from noveval.registry import load_registry
 
 log = logging.getLogger(__name__)
 

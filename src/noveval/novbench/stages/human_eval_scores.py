@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
 from noveval.novbench import human_agreement
-from noveval.registry import load_registry
 
 
 def human_eval_scores(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from noveval.batches import PAPER_TYPE as PAPER_TYPE_BATCH
-from noveval.batches import read_responses
-from noveval.files import write_bytes
+from noveval.core.files import write_bytes
+from noveval.inference.batches import PAPER_TYPE as PAPER_TYPE_BATCH
+from noveval.inference.batches import read_responses
 from noveval.novbench import paper_type
 
 

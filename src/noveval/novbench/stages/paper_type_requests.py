@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from noveval.chat_requests import REQUEST_COLUMNS
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.core.upstream import UpstreamSource
+from noveval.inference.requests import REQUEST_COLUMNS
 from noveval.novbench import paper_type, records
-from noveval.registry import load_registry
-from noveval.upstream import UpstreamSource
 
 
 def classification_requests(

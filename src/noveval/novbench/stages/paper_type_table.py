@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from noveval.assets import file_digest
-from noveval.files import read_tables
+from noveval.core.assets import file_digest
+from noveval.core.files import read_tables
 from noveval.novbench import paper_type
 from noveval.novbench.paper_tables import ANNOTATIONS_DIGEST
 

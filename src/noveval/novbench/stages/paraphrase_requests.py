@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.chat_requests import REQUEST_COLUMNS
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.core.registry import load_registry
+from noveval.inference.requests import REQUEST_COLUMNS
 from noveval.novbench import perturbation, records
 from noveval.novbench.decoding import generation_config_of
-from noveval.registry import load_registry
 
 
 def paraphrase_requests(

@@ -6,8 +6,8 @@ import logging
 
 import pandas as pd
 
-from noveval.batches import read_responses
-from noveval.files import write_table
+from noveval.core.files import write_table
+from noveval.inference.batches import read_responses
 from noveval.novbench.parsing import parse_evaluation
 from noveval.novbench.records import CELL_COLUMNS
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.files import read_tables
+from noveval.core.files import read_tables
 
 
 def sentiment_radar(scores_paths: list[str], png_path: str) -> None:

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from noveval.assets import file_digest
+from noveval.core.assets import file_digest
+from noveval.core.registry import load_registry
+from noveval.inference.weights import use_offline
 from noveval.novbench import confidence
 from noveval.novbench.paper_tables import ANNOTATIONS_DIGEST
-from noveval.registry import load_registry
-from noveval.weights import use_offline
 
 
 def reviewer_confidence_table(
@@ -26,7 +26,7 @@ def reviewer_confidence_table(
     ``.../<model>/responses/cells.parquet``). A hub encoder loads from its snapshot of
     ``weights_manifests`` (rule weights), with the hub off."""
     located = use_offline(weights_manifests)
-    from noveval.encoders import SentenceEncoder
+    from noveval.inference.encoders import SentenceEncoder
 
     outputs = []
     for path in responses_paths:

@@ -6,12 +6,12 @@ import logging
 
 import pandas as pd
 
-from noveval.encoders import use_threads
-from noveval.files import read_tables, write_table
+from noveval.core.files import read_tables, write_table
+from noveval.core.registry import load_registry
+from noveval.inference.encoders import use_threads
+from noveval.inference.weights import use_offline
 from noveval.novbench import records
 from noveval.novbench.records import CELL_COLUMNS
-from noveval.registry import load_registry
-from noveval.weights import use_offline
 
 log = logging.getLogger(__name__)
 

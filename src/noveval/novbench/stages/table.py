@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from noveval.files import read_tables
+from noveval.core.files import read_tables
+from noveval.inference.weights import ran_at
 from noveval.novbench import tables
-from noveval.weights import ran_at
 
 
 def table(

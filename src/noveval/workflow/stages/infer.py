@@ -3,7 +3,7 @@ answered, write their responses."""
 
 from __future__ import annotations
 
-from noveval.inference import job_arguments, run_inference
+from noveval.inference.job import job_arguments, run_inference
 
 
 def run(job) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.pilot import measure_pilot
+from noveval.cluster.pilot import measure_pilot
 
 
 def run(job) -> None:

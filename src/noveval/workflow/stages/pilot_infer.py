@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from noveval.inference import job_arguments
-from noveval.pilot import run_pilot
+from noveval.cluster.pilot import run_pilot
+from noveval.inference.job import job_arguments
 
 
 def run(job) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.pilot import pilot_requests
+from noveval.cluster.pilot import pilot_requests
 
 
 def run(job) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.plan.compute import compute_plan
+from noveval.planning.compute import compute_plan
 
 
 def run(job) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.batches import gather_responses
+from noveval.inference.batches import gather_responses
 
 
 def run(job) -> None:

@@ -3,7 +3,7 @@ checking its SHA-256."""
 
 from __future__ import annotations
 
-from noveval import upstream
+from noveval.core import upstream
 
 
 def run(job) -> None:

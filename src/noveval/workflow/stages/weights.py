@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noveval.weights import download
+from noveval.inference.weights import download
 
 
 def run(job) -> None:

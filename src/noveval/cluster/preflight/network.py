@@ -1,0 +1,82 @@
+"""Where hosted-API inference runs on compute nodes, that they reach each provider."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+from noveval.cluster.preflight.findings import Finding, run_command, skipped
+from noveval.cluster.preflight.slurm import job_step
+from noveval.cluster.resources import api_inference_on_host
+from noveval.core.registry import ModelSpec
+
+# The providers' addresses when the registry names no base_url (the official SDKs' defaults).
+DEFAULT_BASE_URLS = {"messages": "https://api.anthropic.com"}
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Run on a compute node with the URLs as arguments: a TCP connect and, for https, a TLS handshake
+# to each, one line per URL (the standard library only: any Python of the node runs it).
+REACH_SCRIPT = """
+import socket, ssl, sys, urllib.parse
+for url in sys.argv[1:]:
+    parts = urllib.parse.urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=10) as connection:
+            if parts.scheme == "https":
+                context = ssl.create_default_context()
+                context.wrap_socket(connection, server_hostname=parts.hostname).close()
+        print("reached", url)
+    except OSError as error:
+        print("unreachable", url, error)
+"""
+
+
+def provider_urls(specs: Iterable[ModelSpec]) -> list[str]:
+    """The base URLs of the hosted models among ``specs``, each once."""
+    urls = (
+        spec.base_url or DEFAULT_BASE_URLS.get(spec.api, OPENAI_BASE_URL)
+        for spec in specs
+        if spec.engine == "api"
+    )
+    return sorted(set(urls))
+
+
+def reach_check(ok: bool, output: str, where: str, urls: list[str]) -> Finding:
+    """The report of REACH_SCRIPT run on ``where``: OK when every provider was reached."""
+    name = "provider network"
+    if not ok:
+        return Finding(name, False, f"{where}: {output}")
+    said = [line.split(" ", 1) for line in output.splitlines() if " " in line]
+    unreachable = [rest for word, rest in said if word == "unreachable"]
+    if unreachable or sum(word == "reached" for word, _ in said) != len(urls):
+        return Finding(
+            name,
+            False,
+            f"{where} cannot reach {'; '.join(unreachable) or 'every provider'}: hosted-API "
+            "inference runs there (site file api_inference: slurm); set api_inference: host to "
+            "run it on this host",
+        )
+    return Finding(name, True, f"{where} reaches {', '.join(urls)}")
+
+
+def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -> Finding:
+    """Where hosted-API inference runs: on this host (the site file's default), or, with
+    ``api_inference: slurm``, on compute nodes, which must then reach each provider of the grid
+    (checked from a job step on the site's CPU partition)."""
+    urls = provider_urls(specs)
+    if not urls:
+        return skipped("provider network", "no hosted model in the grid")
+    try:
+        on_host = api_inference_on_host(site_path)
+    except ValueError as error:
+        return Finding("provider network", False, str(error))
+    if on_host:
+        return skipped("provider network", "hosted-API inference runs on this host")
+    partitions = site.get("partitions") or {}
+    cpu = [
+        name for name, settings in sorted(partitions.items()) if not (settings or {}).get("max_gpu")
+    ]
+    if not cpu:
+        return Finding("provider network", False, "no CPU partition (max_gpu: 0) in the site file")
+    command = [*job_step(site, cpu[0]), sys.executable, "-c", REACH_SCRIPT, *urls]
+    return reach_check(*run_command(command), f"a node of partition {cpu[0]}", urls)

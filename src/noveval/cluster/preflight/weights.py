@@ -1,0 +1,119 @@
+"""The weights: room in the cache, every download pinned or locked, its commit on the hub."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from noveval.cluster.preflight.access import hub_token
+from noveval.cluster.preflight.findings import Finding, skipped, warning
+from noveval.cluster.preflight.grid import Grid
+from noveval.inference.weights import cache_dir, lock_path, manifest_path, read_lock
+
+
+def weights_cache_check(cache: Path, missing_gb: float) -> Finding:
+    """The cache is writable (or can be created) and its file system has room for the weights
+    that are not downloaded yet."""
+    existing = next(path for path in (cache, *cache.parents) if path.exists())
+    try:
+        existing.joinpath(f".preflight-{uuid.uuid4().hex}").touch()
+    except OSError as error:
+        return Finding("weights cache", False, f"{cache}: not writable ({error.strerror})")
+    for probe in existing.glob(".preflight-*"):
+        probe.unlink(missing_ok=True)
+    free_gb = shutil.disk_usage(existing).free / 1e9
+    detail = f"{cache}: {free_gb:,.0f} GB free, {missing_gb:,.1f} GB of weights to download"
+    return Finding("weights cache", free_gb >= missing_gb, detail)
+
+
+def pinned_check(
+    downloads: Iterable, allow_unpinned: bool | str, locked: Mapping[str, dict] | None = None
+) -> Finding:
+    """Every download of the grid (open models, hub scorers) is pinned to a hub commit (a
+    registry revision) or locked (the lock file's commit, ``noveval.inference.weights``); an
+    unresolved one (neither) fails, named, unless the config locks it at its first download
+    (``weights.allow_unpinned: lock``): ``true`` downloads main at each download, which two labs
+    may find at different commits."""
+    locked = locked or {}
+    downloads = list(downloads)
+    unpinned = [item for item in downloads if not item.revision]
+    unresolved = [f"{item.name} ({item.reference})" for item in unpinned if item.name not in locked]
+    if not unpinned:
+        return Finding("revisions", True, "every open model and hub scorer of the grid is pinned")
+    pinned = len(downloads) - len(unpinned)
+    at = [
+        f"{item.name}@{locked[item.name]['commit'][:12]}"
+        for item in unpinned
+        if item.name in locked
+    ]
+    parts = [f"{pinned} pinned"] + ([f"locked: {', '.join(at)}"] if at else [])
+    if not unresolved:
+        return Finding("revisions", True, "; ".join(parts) + " (the lock file's commits)")
+    detail = f"no revision in config/models.yaml: {', '.join(unresolved)}"
+    if at:
+        detail += f" ({'; '.join(parts)})"
+    if allow_unpinned == "lock":
+        return Finding("revisions", True, f"{detail}; locked at their first download (lock file)")
+    return Finding(
+        "revisions",
+        False,
+        f"{detail}; pin a hub commit for each, or set weights.allow_unpinned: lock to lock main's "
+        "commit at the first download",
+    )
+
+
+def weights_checks(grid: Grid) -> list[Finding]:
+    """The weights cache has room for what is not downloaded yet; every download is sized and
+    pinned."""
+    results = grid.config["results"]
+    missing_gb = sum(
+        item.download_gb or 0
+        for item in grid.downloads
+        if not Path(manifest_path(results, item.name)).exists()
+    )
+    found = [weights_cache_check(cache_dir(results, grid.site_path), missing_gb)]
+    unsized = [item.name for item in grid.downloads if item.download_gb is None]
+    if unsized:
+        found.append(Finding("weights sizes", False, f"no download_gb: {', '.join(unsized)}"))
+    allow_unpinned = (grid.config.get("weights") or {}).get("allow_unpinned", False)
+    found.append(pinned_check(grid.downloads, allow_unpinned, read_lock(lock_path(grid.config))))
+    return found
+
+
+def hub_revision_check(item, token: str | None, endpoint: str | None = None) -> Finding:
+    """A pinned download's commit is on the hub (``HfApi.model_info`` at that revision)."""
+    import httpx2  # huggingface_hub's HTTP client
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    name = f"hub {item.name}"
+    if not item.revision:
+        return skipped(name, f"{item.reference} has no pinned revision (see revisions)")
+    where = f"{item.reference}@{item.revision}"
+    try:
+        HfApi(endpoint=endpoint, token=token).model_info(item.reference, revision=item.revision)
+    except RevisionNotFoundError:
+        return Finding(
+            name, False, f"{where}: the hub has no such revision; pin another commit in models.yaml"
+        )
+    except GatedRepoError:
+        return warning(name, f"{where}: gated, cannot be confirmed without access (see access)")
+    except RepositoryNotFoundError:
+        return Finding(name, False, f"{where}: no such repository on the hub (or private)")
+    except (httpx2.HTTPError, OSError) as error:  # an HTTP error, no network, hub off
+        return Finding(name, False, f"{where}: the hub did not answer ({type(error).__name__})")
+    return Finding(name, True, f"{where} is on the hub")
+
+
+def hub_revision_checks(grid: Grid) -> list[Finding]:
+    """One line per pinned download of the grid."""
+    if not grid.downloads:
+        return [skipped("hub revisions", "no open model or hub scorer in the grid")]
+    token = hub_token(grid.env)
+    return [hub_revision_check(item, token) for item in grid.downloads]

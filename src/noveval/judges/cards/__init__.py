@@ -1,0 +1,2 @@
+"""Judges of the user's (config ``judges.custom``): the entry, its requests, its stability card's
+statistics and report."""
