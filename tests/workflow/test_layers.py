@@ -106,7 +106,9 @@ def test_an_upward_import_or_a_circle_is_named(sources):
         **sources,
         "noveval.core.logs": sources["noveval.core.logs"] + "\nimport noveval.core.templates\n",
     }
-    looped["noveval.core.templates"] += "\nfrom noveval.core import logs\nimport noveval.core.logs\n"
+    looped["noveval.core.templates"] += (
+        "\nfrom noveval.core import logs\nimport noveval.core.logs\n"
+    )
     assert set(circle(looped)) == {"noveval.core.logs", "noveval.core.templates"}
 
 

@@ -180,6 +180,7 @@ def test_the_package_spells_no_judges_path_outside_the_layout():
     found = [
         str(path.relative_to(package))
         for path in sorted(package.rglob("*.py"))
-        if path.name != "paths.py" and spelled.search(path.read_text(encoding="utf-8"))
+        if path != package / "judges" / "layout.py"
+        and spelled.search(path.read_text(encoding="utf-8"))
     ]
     assert found == []
