@@ -27,6 +27,7 @@ from noveval.inference.chunks import (
     chunk_ids,
     chunk_names,
     parse_chunk,
+    time_limit_minutes,
 )
 from noveval.inference.job import run_inference
 from noveval.inference.requests import build_request
@@ -55,6 +56,12 @@ def test_chunks_split_the_unique_request_ids_in_order_and_cover_them_once():
     assert parts == [["r0", "r1", "r2"], ["r3", "r4"], ["r5", "r6"]]
     assert chunk_ids(ids, "1-of-1") == ids
     assert chunk_ids(ids[:1], "2-of-2") == []  # more chunks than calls: an empty chunk
+
+
+def test_a_jobs_time_limit_is_its_estimate_with_the_safety_factor_and_30_minutes_at_least():
+    assert time_limit_minutes(0.1, 1.5) == 30  # 1.5 x 6 + 10 = 19 minutes: the floor
+    assert time_limit_minutes(2.0, 1.5) == 190  # 1.5 x 120 + 10
+    assert time_limit_minutes(1.01, 1.0) == 71  # 60.6 + 10, rounded up
 
 
 def test_time_limit_grows_with_the_attempt_up_to_the_partition():

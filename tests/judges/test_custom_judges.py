@@ -3,12 +3,8 @@
 import pytest
 
 from noveval.core.registry import load_registry
-from noveval.judges.cards.judge import (
-    CustomJudgeError,
-    custom_judge,
-    custom_judges,
-    template_fields,
-)
+from noveval.core.templates import template_fields
+from noveval.judges.cards.judge import CustomJudgeError, custom_judge, custom_judges
 from noveval.judges.grid.build import custom_cells
 
 RULE = {"regex": r"verdict:\s*([a-z ]+)", "labels": {"novel": "novel", "not novel": "not_novel"}}

@@ -1,4 +1,5 @@
-"""Chunks of an inference batch: each one job, sized to fit a share of a partition's time limit.
+"""Chunks of an inference batch: each one job, sized to fit a share of a partition's time limit;
+and a job's time limit, from its estimate (``time_limit_minutes``) and on a retry.
 
 A batch (``noveval.inference.batches``) whose estimate would outlast the site's limit is split into
 ``n`` chunks, named ``{k}-of-{n}`` (k from 1). Chunk k answers the k-th of n contiguous slices of
@@ -46,6 +47,12 @@ def chunk_ids(unique_ids: Sequence[str], chunk: str) -> list[str]:
     of ``unique_ids``."""
     k, n = parse_chunk(chunk)
     return list(np.array_split(np.asarray(unique_ids, dtype=object), n)[k - 1])
+
+
+def time_limit_minutes(hours: float, safety: float) -> int:
+    """A job's SLURM time limit: its estimated ``hours`` times ``safety``, plus 10 minutes, 30
+    minutes at least (an inference job's and a scoring job's alike)."""
+    return max(30, math.ceil(safety * hours * 60 + 10))
 
 
 def attempt_runtime(first_min: int, attempt: int, cap_min: float) -> int:

@@ -21,6 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from noveval.inference.chunks import time_limit_minutes
+
 # The batched scorer's model FLOPs per CPU-second, all parts together: the "effective GFLOP per
 # CPU-second" line of benchmarks/bench_scoring.py (6 COLING papers, 78 items, SmolLM2-135M +
 # all-MiniLM-L6, fp32, torch 2.13 CPU, 2 threads on a 2-core AMD EPYC VM shared with other jobs;
@@ -91,8 +93,8 @@ def job_hours(load: ScoringLoad, scoring: dict, threads: int) -> float:
 
 
 def runtime_minutes(load: ScoringLoad, scoring: dict, threads: int) -> int:
-    """SLURM time limit: the estimate with a safety factor, 30 minutes at least."""
-    return max(30, math.ceil(RUNTIME_SAFETY * job_hours(load, scoring, threads) * 60 + 10))
+    """SLURM time limit: the estimate with a safety factor (``time_limit_minutes``)."""
+    return time_limit_minutes(job_hours(load, scoring, threads), RUNTIME_SAFETY)
 
 
 def mem_mb(scoring: dict) -> int:

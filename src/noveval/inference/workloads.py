@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field, fields
 
 from noveval.core.registry import ModelSpec
+from noveval.inference.chunks import time_limit_minutes
 from noveval.inference.measured import Measured, read_measured
 
 log = logging.getLogger(__name__)
@@ -139,8 +140,9 @@ def runtime_minutes(
     """SLURM time limit of an inference job of ``track``: the plan's estimate with a safety
     factor."""
     output = calls * output_tokens_per_call(spec, max_tokens, settings, track)
-    hours = job_hours(spec, output, concurrency, settings)
-    return max(30, math.ceil(settings.runtime_safety * hours * 60 + 10))
+    return time_limit_minutes(
+        job_hours(spec, output, concurrency, settings), settings.runtime_safety
+    )
 
 
 @dataclass(frozen=True)

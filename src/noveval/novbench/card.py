@@ -22,11 +22,11 @@ of Table 2 (``published_rows``: one row per model and strategy, the four metrics
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
 
+from noveval.core.bootstrap import bootstrap
 from noveval.novbench.tables import HUMAN, METRICS
 from noveval.novbench.uncertainty import CONFIDENCE, RESAMPLES, SEED
 
@@ -45,24 +45,13 @@ LABELS = {
 def mean_interval(values, resamples: int = RESAMPLES, seed: int = SEED) -> dict:
     """The mean over papers of one metric, its 95% percentile bootstrap interval and the papers
     counted (NaN values left out; one paper, or constant values, give a degenerate interval)."""
-    from scipy.stats import bootstrap
-
     data = pd.Series(values, dtype=float).dropna().to_numpy()
     if len(data) == 0:
         return {"mean": math.nan, "low": math.nan, "high": math.nan, "n": 0}
     mean = float(data.mean())
     if len(data) < 2 or np.all(data == data[0]):
         return {"mean": mean, "low": mean, "high": mean, "n": len(data)}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = bootstrap(
-            (data,),
-            np.mean,
-            confidence_level=CONFIDENCE,
-            n_resamples=resamples,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
+    result = bootstrap((data,), np.mean, resamples, seed, CONFIDENCE)
     low, high = result.confidence_interval
     return {"mean": mean, "low": float(low), "high": float(high), "n": len(data)}
 

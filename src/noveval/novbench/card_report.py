@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.core.files import write_bytes
+from noveval.core.cards import interval, number, table_header, table_row
 from noveval.novbench import card
 from noveval.novbench.custom import custom_strategy, evaluator_of
 from noveval.novbench.tables import HUMAN, METRICS
@@ -113,15 +113,6 @@ def _run_means(cells: pd.DataFrame) -> dict[tuple[str, str], dict[str, float]]:
     return {key: row.to_dict() for key, row in means.iterrows()}
 
 
-def _number(value, digits: int = 3) -> str:
-    return "–" if pd.isna(value) else f"{value:.{digits}f}"
-
-
-def _interval(row, metric: str) -> str:
-    low, high = row[f"{metric}_low"], row[f"{metric}_high"]
-    return f"{_number(row[metric])} [{_number(low)}, {_number(high)}]"
-
-
 def card_markdown(
     name: str,
     model: str,
@@ -136,7 +127,7 @@ def card_markdown(
     lines[-1] += f"`{custom_strategy(name)}`."
     lines += ["", card.reading(name, sections, tests)]
     lines += ["", "## The four metrics (mean [95% bootstrap interval] over papers)", ""]
-    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += table_header(header)
     for _, row in sections.iterrows():
         nearest = "–"
         if isinstance(row["nearest_model"], str):
@@ -145,9 +136,9 @@ def card_markdown(
                 f"{row['nearest_model']} {row['nearest_strategy']} "
                 f"({row['nearest_distance']:.2f}{ran})"
             )
-        cells = [row["dataset"], row["perturbation"], *(_interval(row, m) for m in METRICS)]
+        cells = [row["dataset"], row["perturbation"], *(interval(row, m) for m in METRICS)]
         cells += [row["papers"], row["unparseable"], row["failed"], nearest]
-        lines.append("| " + " | ".join(map(str, cells)) + " |")
+        lines.append(table_row(cells))
     lines += ["", "## Tests", ""]
     lines += [
         "| dataset | perturbation | metric | kind | against | this evaluator | theirs "
@@ -160,9 +151,9 @@ def card_markdown(
         inside = "–" if paired else ("yes" if row["inside"] else "no")
         lines.append(
             f"| {row['dataset']} | {row['perturbation']} | {card.LABELS[row['metric']]} "
-            f"| {row['kind']} | {row['against']} | {_number(row['mine'])} "
-            f"| {_number(row['theirs'])} | {_number(row['difference'])}{mark} "
-            f"| {_number(row['p_value'])} | {inside} | {row['n']} |"
+            f"| {row['kind']} | {row['against']} | {number(row['mine'])} "
+            f"| {number(row['theirs'])} | {number(row['difference'])}{mark} "
+            f"| {number(row['p_value'])} | {inside} | {row['n']} |"
         )
     if tests.empty:
         lines.append("| – | – | – | no model to test against | – | – | – | – | – | – | – |")
@@ -172,7 +163,7 @@ def card_markdown(
         "|---|---|---|---|---|---|---|---|",
     ]
     for _, row in published.iterrows():
-        values = " | ".join(_number(row[m]) for m in METRICS)
+        values = " | ".join(number(row[m]) for m in METRICS)
         lines.append(
             f"| {row['dataset']} | {row['model']} | {row['strategy']} | {row['perturbation']} "
             f"| {values} |"
@@ -194,11 +185,6 @@ def _notes() -> str:
         "run did not score has no per-paper scores: its published value is checked against this "
         f"evaluator's interval instead ({card.UNPAIRED})."
     )
-
-
-def write_card(path: str, text: str) -> None:
-    """Write a card's (or the leaderboard's) Markdown atomically."""
-    write_bytes(text.encode(), path)
 
 
 def leaderboard(sections: pd.DataFrame) -> pd.DataFrame:

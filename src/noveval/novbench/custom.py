@@ -23,10 +23,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
-from jinja2 import meta
-
 from noveval.core.registry import ModelSpec
+from noveval.core.templates import chat_messages, check_fields, template_fields, template_text
 from noveval.inference.requests import build_request
 from noveval.novbench.decoding import call_decoding
 
@@ -74,9 +72,7 @@ class CustomEvaluator:
         fields = {"descriptions": list(paper["descriptions"])}
         if self.uses_related:
             fields[RELATED] = related_work(paper)
-        user = _environment().from_string(self.template).render(**fields)
-        system = [{"role": "system", "content": self.system.strip()}] if self.system else []
-        return [*system, {"role": "user", "content": user.strip()}]
+        return chat_messages(self.template, self.system, **fields)
 
 
 def related_work(paper: dict) -> list[dict]:
@@ -118,14 +114,9 @@ def custom_evaluator(
     if not entry.get("template"):
         raise CustomEvaluatorError(f"{where}: give the template of the evaluation (template)")
     template = _text(where, "template", entry["template"], root)
-    _check_fields(f"{where}: template", template)
+    check_fields(f"{where}: template", template, FIELDS, "the papers", CustomEvaluatorError)
     system = _text(where, "system", entry["system"], root) if entry.get("system") else None
     return CustomEvaluator(name=name, model=model, template=template, system=system)
-
-
-def template_fields(text: str) -> set[str]:
-    """The variables a Jinja template reads (jinja2.meta), or a ``TemplateSyntaxError``."""
-    return set(meta.find_undeclared_variables(_environment().parse(text)))
 
 
 def custom_requests(
@@ -146,31 +137,9 @@ def custom_requests(
     ]
 
 
-def _check_fields(where: str, text: str) -> None:
-    try:
-        used = template_fields(text)
-    except jinja2.TemplateSyntaxError as error:
-        raise CustomEvaluatorError(
-            f"{where} is malformed: {error.message} (line {error.lineno})"
-        ) from None
-    unknown = sorted(used - FIELDS)
-    if unknown:
-        raise CustomEvaluatorError(
-            f"{where} uses {', '.join(unknown)}, which the papers do not have "
-            f"(they have {', '.join(sorted(FIELDS))})"
-        )
-
-
 def _text(where: str, key: str, value, root: str | Path) -> str:
-    """A template's text: the value itself, or the file it names (a path ending in .j2)."""
-    value = str(value)
-    if value.endswith(".j2") and "\n" not in value:
-        path = Path(root) / value
-        if not path.is_file():
-            raise CustomEvaluatorError(f"{where}.{key}: no file {path}")
-        return path.read_text()
-    return value
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False)
+    """A template's text (``template_text``), or an error naming the file it lacks."""
+    try:
+        return template_text(value, root)
+    except FileNotFoundError as missing:
+        raise CustomEvaluatorError(f"{where}.{key}: no file {missing.filename}") from None

@@ -12,8 +12,8 @@ import itertools
 
 import numpy as np
 import pandas as pd
-from scipy.stats import bootstrap
 
+from noveval.core.bootstrap import bootstrap
 from noveval.novbench.tables import HUMAN, KEYS, METRICS
 
 CONFIDENCE = 0.95
@@ -32,15 +32,7 @@ def _interval(samples: tuple[np.ndarray, ...], statistic, paired: bool) -> tuple
     if len(samples[0]) < 2:
         value = float(statistic(*samples, axis=-1))
         return value, value
-    result = bootstrap(
-        samples,
-        statistic,
-        paired=paired,
-        confidence_level=CONFIDENCE,
-        n_resamples=RESAMPLES,
-        method="percentile",
-        random_state=np.random.default_rng(SEED),
-    )
+    result = bootstrap(samples, statistic, RESAMPLES, SEED, CONFIDENCE, paired=paired)
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 

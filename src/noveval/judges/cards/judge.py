@@ -16,10 +16,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jinja2
-from jinja2 import meta
-
 from noveval.core.answers import strip_reasoning
+from noveval.core.templates import chat_messages, check_fields, template_text
 from noveval.judges.verdicts import json_objects
 
 FORMATS = ("pointwise", "pairwise")
@@ -97,9 +95,7 @@ class CustomJudge:
 
     def messages(self, format: str, wording: str, **fields) -> list[dict]:
         """The chat messages of one call: the system prompt (if any), then the rendered template."""
-        user = _environment().from_string(self.templates[wording][format]).render(**fields)
-        system = [{"role": "system", "content": self.system.strip()}] if self.system else []
-        return [*system, {"role": "user", "content": user.strip()}]
+        return chat_messages(self.templates[wording][format], self.system, **fields)
 
     def verdict(self, text: str | None, format: str) -> int | None:
         """The verdict of one answer under this judge's rule for ``format``, or ``None``."""
@@ -122,21 +118,22 @@ def custom_judge(name: str, entry: dict, registry=None, root: str | Path = ".") 
             registry.model(entry["model"])
         except ValueError as error:
             raise CustomJudgeError(f"{where}.model: {error}") from None
-    reference = {f: _template(entry[f], root) for f in FORMATS if entry.get(f)}
+    reference = {f: template_text(entry[f], root) for f in FORMATS if entry.get(f)}
     if not reference:
         raise CustomJudgeError(f"{where}: give a pointwise or a pairwise template (or both)")
     templates = {REFERENCE_WORDING: reference}
     for variant, wording in (entry.get("variants") or {}).items():
         if variant == REFERENCE_WORDING:
             raise CustomJudgeError(f"{where}.variants: '{REFERENCE_WORDING}' names the judge's own")
-        templates[variant] = {f: _template(wording[f], root) for f in FORMATS if wording.get(f)}
+        templates[variant] = {f: template_text(wording[f], root) for f in FORMATS if wording.get(f)}
         if set(templates[variant]) - set(reference):
             raise CustomJudgeError(
                 f"{where}.variants.{variant}: a format the judge has no template for"
             )
     for wording, by_format in templates.items():
         for format, text in by_format.items():
-            _check_fields(f"{where}: template {format} ({wording})", text, format)
+            what = f"{where}: template {format} ({wording})"
+            check_fields(what, text, FIELDS[format], f"the {format} instances", CustomJudgeError)
     rule = entry.get("answer") or {}
     answers = {f: _rule(f"{where}.answer", rule, f) for f in reference}
     effort = entry.get("effort")
@@ -150,31 +147,11 @@ def custom_judge(name: str, entry: dict, registry=None, root: str | Path = ".") 
         model=entry["model"],
         templates=templates,
         answers=answers,
-        system=_template(entry["system"], root) if entry.get("system") else None,
+        system=template_text(entry["system"], root) if entry.get("system") else None,
         effort=effort,
         calls=calls,
         changes=tuple(entry.get("changes") or ()),
     )
-
-
-def template_fields(text: str) -> set[str]:
-    """The variables a Jinja template reads (jinja2.meta), or a ``TemplateSyntaxError``."""
-    return set(meta.find_undeclared_variables(_environment().parse(text)))
-
-
-def _check_fields(where: str, text: str, format: str) -> None:
-    try:
-        used = template_fields(text)
-    except jinja2.TemplateSyntaxError as error:
-        raise CustomJudgeError(
-            f"{where} is malformed: {error.message} (line {error.lineno})"
-        ) from None
-    unknown = sorted(used - FIELDS[format])
-    if unknown:
-        raise CustomJudgeError(
-            f"{where} uses {', '.join(unknown)}, which the {format} instances do not have "
-            f"(they have {', '.join(sorted(FIELDS[format]))})"
-        )
 
 
 def _rule(where: str, rule: dict, format: str) -> AnswerRule:
@@ -205,20 +182,9 @@ def _rule(where: str, rule: dict, format: str) -> AnswerRule:
     return AnswerRule(labels=labels, pattern=pattern, field=rule.get("json"))
 
 
-def _template(value: str, root: str | Path) -> str:
-    """A template's text: the value itself, or the file it names (a path ending in .j2)."""
-    if isinstance(value, str) and value.endswith(".j2") and "\n" not in value:
-        return (Path(root) / value).read_text()
-    return str(value)
-
-
 def _fold(word: str) -> str:
     return " ".join(word.split()).casefold()
 
 
 def _regex(pattern: str) -> re.Pattern:
     return re.compile(pattern, re.IGNORECASE | re.DOTALL)
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False)

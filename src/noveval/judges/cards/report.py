@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from noveval.core.files import write_bytes
+from noveval.core.cards import interval, number, table_header, table_row
 from noveval.judges.cards import statistics as card
 from noveval.judges.cards.judge import REFERENCE_WORDING
 
@@ -79,15 +79,6 @@ def paper_judges(published: pd.DataFrame, run: pd.DataFrame | None = None) -> pd
     return merged.reset_index(drop=True)
 
 
-def _number(value, digits: int = 3) -> str:
-    return "–" if pd.isna(value) else f"{value:.{digits}f}"
-
-
-def _interval(row: pd.Series, name: str) -> str:
-    low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
-    return f"{_number(row[name])} [{_number(low)}, {_number(high)}]"
-
-
 def _where(row: pd.Series, several: bool) -> str:
     """A row's setup, after its dataset where the card spans several."""
     return f"{row['dataset']}/{row['setup']}" if several else row["setup"]
@@ -111,29 +102,29 @@ def card_markdown(
         header = ["setup", "change", *names, "tie rate", "unparseable", "resampling stability"]
         header += ["order consistency"] if format == "pairwise" else []
         header += ["USD / 100", "hours / 100"]
-        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += table_header(header)
         for _, row in group.iterrows():
-            cells = [_where(row, several), row["change"], *(_interval(row, n) for n in names)]
+            cells = [_where(row, several), row["change"], *(interval(row, n) for n in names)]
             cells += [
-                _number(row["tie_rate"]),
+                number(row["tie_rate"]),
                 f"{row['unparseable']} ({row['unparseable_rate']:.0%})",
             ]
-            cells += [_number(row["resample_stability"])]
-            cells += [_number(row["order_consistency"])] if format == "pairwise" else []
-            cells += [_number(row["usd_per_100"], 4), _number(row["hours_per_100"], 4)]
-            lines.append("| " + " | ".join(map(str, cells)) + " |")
+            cells += [number(row["resample_stability"])]
+            cells += [number(row["order_consistency"])] if format == "pairwise" else []
+            cells += [number(row["usd_per_100"], 4), number(row["hours_per_100"], 4)]
+            lines.append(table_row(cells))
     lines += ["", "## Changes against the judge's reference", ""]
     lines += [
         "| setup | format | change | measure | delta [95% CI] | flip rate |",
         "|---|---|---|---|---|---|",
     ]
     for _, row in deltas.iterrows():
-        low, high = _number(row["delta_low"]), _number(row["delta_high"])
+        low, high = number(row["delta_low"]), number(row["delta_high"])
         delta = f"{row['delta']:+.3f}{row['mark']} [{low}, {high}]"
         lines.append(
             f"| {_where(row, several)} | {row['format']} | {row['change']} | {row['measure']} "
             f"| {delta} "
-            f"| {_number(row['flip_rate'])} |"
+            f"| {number(row['flip_rate'])} |"
         )
     lines += ["", "`*`: the paired-bootstrap interval is reliable and excludes 0.", ""]
     lines += ["## The paper's judges", "", "| model | format | setup | change | value | source |"]
@@ -141,14 +132,9 @@ def card_markdown(
     for _, row in paper.iterrows():
         lines.append(
             f"| {row['model']} | {row['format']} | {row['setup']} | {row['change']} "
-            f"| {_number(row['value'])} | {row['source']} |"
+            f"| {number(row['value'])} | {row['source']} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def write_card(path: str, text: str) -> None:
-    """Write a card's (or the leaderboard's) Markdown atomically."""
-    write_bytes(text.encode(), path)
 
 
 def card_figure(path: str, judge: str, measurements: pd.DataFrame, paper: pd.DataFrame) -> None:

@@ -9,11 +9,10 @@ Inputs are the tables every judge writes: a cell's calls (``instance_id``, ``ord
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
+from noveval.core.bootstrap import bootstrap
 from noveval.judges.statistics.aggregation import TIE, idea_vote
 from noveval.judges.statistics.measures import flip_rate, macro_f1, paired_bootstrap
 
@@ -39,26 +38,21 @@ def quality(
     """Each headline measure of ``format`` with its BCa interval (scipy's bootstrap over
     instances), and the tie rate. An interval the bootstrap cannot give (too few instances, a
     measure every resample repeats) is NaN."""
-    from scipy.stats import bootstrap
-
     labels, verdicts = np.asarray(labels), np.asarray(verdicts)
     row = {"instances": len(labels), "tie_rate": float(np.mean(verdicts == TIE))}
     for name in MEASURES[format]:
         value = float(_measure(name, labels, verdicts)) if len(labels) else float("nan")
         low = high = float("nan")
         if len(labels) >= 2:
-            with warnings.catch_warnings():  # a degenerate distribution warns; reported NaN
-                warnings.simplefilter("ignore")
-                result = bootstrap(
-                    (labels, verdicts),
-                    lambda y, v, axis=-1, name=name: _measure(name, y, v, axis),
-                    n_resamples=resamples,
-                    paired=True,
-                    vectorized=True,
-                    confidence_level=level,
-                    method="BCa",
-                    rng=np.random.default_rng(seed),
-                )
+            result = bootstrap(
+                (labels, verdicts),
+                lambda y, v, axis=-1, name=name: _measure(name, y, v, axis),
+                resamples,
+                seed,
+                level,
+                method="BCa",
+                paired=True,
+            )
             low, high = (float(v) for v in result.confidence_interval)
         row |= {
             name: value,

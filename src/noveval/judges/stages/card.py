@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from noveval.core.cards import write_markdown
 from noveval.core.files import write_table
 from noveval.core.published import published
 from noveval.judges.cards import report as card_report
@@ -38,7 +39,7 @@ def card(inputs: dict, cells: list[dict], judge: str, model: str, bootstrap: dic
     measurements, deltas = card_report.card_tables(tables, bootstrap)
     paper = card_report.paper_judges(published("judges"), run_metrics(inputs["metrics"]))
     text = card_report.card_markdown(judge, model, measurements, deltas, paper)
-    card_report.write_card(out["markdown"], text)
+    write_markdown(out["markdown"], text)
     card_report.card_figure(out["figure"], judge, measurements, paper)
     write_table(measurements.assign(judge=judge), out["table"])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from noveval.core.cards import write_leaderboard
 from noveval.judges.cards import report as card_report
 
 
@@ -11,9 +12,7 @@ def leaderboard(tables: list[str], markdown_path: str, csv_path: str) -> None:
     """The cards' measurements (one table per judge) → the leaderboard (Markdown and CSV)."""
     frames = [pd.read_parquet(path) for path in tables]
     board = card_report.leaderboard({f["judge"].iloc[0]: f for f in frames if len(f)})
-    board.to_csv(csv_path, index=False)
-    text = "# Leaderboard of the judges' cards\n\n" + board.to_markdown(index=False, floatfmt=".3f")
-    card_report.write_card(markdown_path, text + "\n")
+    write_leaderboard(board, "Leaderboard of the judges' cards", markdown_path, csv_path)
 
 
 def run(job) -> None:

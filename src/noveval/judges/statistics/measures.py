@@ -7,10 +7,9 @@ second and a half to import at every step's start.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from noveval.core.bootstrap import bootstrap
 from noveval.judges.statistics.aggregation import FAILED, TIE
 
 CLASSES = {"novel": 1, "not_novel": 0}
@@ -133,8 +132,6 @@ def paired_bootstrap(
     excludes 0 is significant. An interval that is not finite is reported as NaN (their None).
     ``difference`` is the point difference of ``quality`` (the mean of the runs' metrics).
     """
-    from scipy.stats import bootstrap
-
     labels = np.asarray(labels)
     reference, verdicts = np.atleast_2d(reference), np.atleast_2d(verdicts)
     difference = quality(format, labels, verdicts) - quality(format, labels, reference)
@@ -154,18 +151,7 @@ def paired_bootstrap(
             return macro_f1(y, new >= 0.5, axis) - macro_f1(y, ref >= 0.5, axis)
         return np.mean(new, axis=axis) - np.mean(ref, axis=axis)
 
-    with warnings.catch_warnings():  # a degenerate distribution warns; it is reported unreliable
-        warnings.simplefilter("ignore")
-        result = bootstrap(
-            (labels, ref, new),
-            statistic,
-            n_resamples=resamples,
-            paired=True,
-            vectorized=True,
-            confidence_level=level,
-            method=method,
-            rng=np.random.default_rng(seed),
-        )
+    result = bootstrap((labels, ref, new), statistic, resamples, seed, level, method, paired=True)
     low, high = (float(v) for v in result.confidence_interval)
     finite = bool(np.isfinite(low) and np.isfinite(high))
     reliable = finite and float(np.std(result.bootstrap_distribution)) != 0.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from noveval.core.cards import write_markdown
 from noveval.core.files import write_table
 from noveval.core.published import published
 from noveval.novbench import card, card_report
@@ -31,7 +32,7 @@ def write_card(
     rows = card.published_rows(published("novbench"))
     sections, tests = card_report.card_tables(scores, custom_strategy(name), rows)
     text = card_report.card_markdown(name, model, sections, tests, rows)
-    card_report.write_card(markdown_path, text)
+    write_markdown(markdown_path, text)
     write_table(sections.assign(evaluator=name), table_path)
 
 
