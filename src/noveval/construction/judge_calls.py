@@ -21,7 +21,7 @@ import pandas as pd
 
 from noveval.core.registry import ModelSpec
 from noveval.core.upstream import UpstreamSource
-from noveval.inference.requests import REQUEST_COLUMNS, build_request
+from noveval.inference.requests import build_request, requests_table
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def signal_requests(
         for review in record["reviews"]
         if review["strengths"] and review["weaknesses"]
     ]
-    return pd.DataFrame(rows, columns=REQUEST_COLUMNS).drop_duplicates("item_id")
+    return requests_table(rows).drop_duplicates("item_id")
 
 
 def parse_json_answer(text: str | None) -> dict | None:
@@ -138,7 +138,7 @@ def strip_requests(
         user_request(paper["id"], spec, prompt.render(abstract=paper["abstract"]), decoding)
         for paper in papers
     ]
-    return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+    return requests_table(rows)
 
 
 def stripped_abstract(text: str | None) -> str | None:
@@ -178,7 +178,7 @@ def generation_requests(
         for area, count in sorted(counts.items())
         for k in range(count)
     ]
-    return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+    return requests_table(rows)
 
 
 def generated_abstract(text: str | None) -> str | None:

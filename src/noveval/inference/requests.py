@@ -1,29 +1,18 @@
-"""Chat requests with stable ids, and the columns of the requests and responses tables."""
+"""Chat requests with stable ids, the columns of the requests and responses tables, and the
+one way a stage writes its requests table."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
+from pathlib import Path
 
+import pandas as pd
+
+from noveval.core.files import write_table
 from noveval.core.registry import ModelSpec
 
-REQUEST_COLUMNS = [
-    "request_id",
-    "item_id",
-    "model",
-    "messages",
-    "temperature",
-    "max_tokens",
-    "seed",
-    "top_p",
-    "top_k",
-    "sampling",
-    "response_format",
-    "reasoning_effort",
-    "cache_control",
-    "reasoning_summary",
-    "tools",
-]
 # The call parameters a request row holds as they are sent (null: not sent).
 SAMPLING_COLUMNS = [
     "temperature",
@@ -33,6 +22,18 @@ SAMPLING_COLUMNS = [
     "top_k",
     "sampling",
     "reasoning_effort",
+]
+REQUEST_COLUMNS = [
+    "request_id",
+    "item_id",
+    "model",
+    "messages",
+    *SAMPLING_COLUMNS[:-1],  # the reasoning effort stands after the answer format
+    "response_format",
+    "reasoning_effort",
+    "cache_control",
+    "reasoning_summary",
+    "tools",
 ]
 RESPONSE_COLUMNS = [
     "request_id",
@@ -118,4 +119,35 @@ def build_request(
         "cache_control": json.dumps(cache_control) if cache_control else None,
         "reasoning_summary": reasoning_summary,
         "tools": json.dumps(tools) if tools else None,
+    }
+
+
+def requests_table(rows: list[dict]) -> pd.DataFrame:
+    """Request rows as a requests table (its columns in order, even without rows)."""
+    return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+
+
+def write_requests(
+    rows: list[dict] | pd.DataFrame,
+    path: str | Path,
+    log: logging.Logger | None = None,
+    subject: str = "",
+    noun: str = "requests",
+) -> None:
+    """Write a stage's requests (``rows``: request rows, or a requests table written as it is)
+    to ``path`` atomically; with ``log`` (the stage's), first log "<subject>: <count> <noun>"."""
+    table = rows if isinstance(rows, pd.DataFrame) else requests_table(rows)
+    if log is not None:
+        log.info("%s: %d %s", subject, len(table), noun)
+    write_table(table, path)
+
+
+def requests_job_arguments(job) -> dict:
+    """What every requests stage takes from its Snakemake job: the model (its wildcard), the
+    registry, the cell's decoding and the requests table it writes (the job's first output)."""
+    return {
+        "model": job.wildcards.model,
+        "registry_path": job.params.registry,
+        "decoding": job.params.decoding,
+        "requests_path": job.output[0],
     }

@@ -16,7 +16,7 @@ import pandas as pd
 
 from noveval.core.registry import ModelSpec
 from noveval.core.templates import render
-from noveval.inference.requests import REQUEST_COLUMNS, build_request
+from noveval.inference.requests import build_request, requests_table
 from noveval.judges.instances import INSTANCE_SCHEMA
 from noveval.judges.verdicts import strip_reasoning
 
@@ -43,7 +43,7 @@ def generation_requests(pairs: pd.DataFrame, spec: ModelSpec, decoding: dict) ->
                 decoding={**decoding, "seed": int(decoding["seed"]) + k},
             )
         )
-    return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+    return requests_table(rows)
 
 
 def generated_ideas(responses: pd.DataFrame) -> dict[str, str]:

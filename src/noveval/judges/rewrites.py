@@ -13,7 +13,7 @@ import pandas as pd
 
 from noveval.core.registry import ModelSpec
 from noveval.core.templates import render
-from noveval.inference.requests import REQUEST_COLUMNS, build_request
+from noveval.inference.requests import build_request, requests_table
 from noveval.judges.prompts import response_format
 from noveval.judges.verdicts import json_objects, strip_reasoning
 
@@ -44,7 +44,7 @@ def rewrite_requests(
         for instance in instances.to_dict("records")
         for index, idea in enumerate(instance["ideas"])
     ]
-    return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
+    return requests_table(rows)
 
 
 def parse_rewrite(text: str | None) -> str | None:

@@ -11,22 +11,11 @@ from noveval.core.registry import INFERENCE_RULES, ModelSpec, Registry, inferenc
 from noveval.inference.scoring_cost import plan_jobs
 from noveval.inference.workloads import PlanSettings, Workload, generation_hours, startup_hours
 
-PLAN_COLUMNS = [
-    "track",
-    "model",
-    "engine",
-    "estimate",
-    "rule",
-    "environment",
-    "step",
-    "cells",
-    "jobs",
-    "requests",
-    "input_tokens",
-    "output_tokens",
-    "web_searches",
-    "gpus_per_job",
-    "gpu_model",
+# The plan's columns: a row's labels, its counts, its GPUs and its hours and costs (rounded).
+LABELS = ["track", "model", "engine", "estimate", "rule", "environment", "step"]
+COUNTS = ["cells", "jobs", "requests", "input_tokens", "output_tokens", "web_searches"]
+GPUS = ["gpus_per_job", "gpu_model"]
+AMOUNTS = [
     "gpu_hours",
     "gpu_hours_unperturbed",
     "wall_hours_unperturbed",
@@ -34,6 +23,19 @@ PLAN_COLUMNS = [
     "job_hours_max",
     "api_cost_usd",
     "api_cost_batch_usd",
+]
+PLAN_COLUMNS = [*LABELS, *COUNTS, *GPUS, *AMOUNTS]
+# The workload columns a row of the plan sums.
+SUMMED = [
+    "input_tokens",
+    "output_tokens",
+    "web_searches",
+    "gpu_hours",
+    "gpu_hours_unperturbed",
+    "wall_hours_unperturbed",
+    "gpu_hours_saved",
+    "api_cost_usd",
+    "search_usd",
 ]
 
 
@@ -126,33 +128,15 @@ def plan_table(
     frame["gpu_hours_unperturbed"] = frame["gpus_per_job"] * frame["wall_hours_unperturbed"]
     saved = frame["startup_hours"].where(frame["job_start"] == 0, 0.0)
     frame["gpu_hours_saved"] = frame["gpus_per_job"] * saved
-    keys = [
-        "track",
-        "model",
-        "engine",
-        "estimate",
-        "rule",
-        "environment",
-        "step",
-        "gpus_per_job",
-        "gpu_model",
-    ]
+    keys = LABELS + GPUS
     table = (
         frame.groupby(keys, sort=False)
         .agg(
             cells=("calls", "size"),
             jobs=("job_start", "sum"),
             requests=("calls", "sum"),
-            input_tokens=("input_tokens", "sum"),
-            output_tokens=("output_tokens", "sum"),
-            web_searches=("web_searches", "sum"),
-            gpu_hours=("gpu_hours", "sum"),
-            gpu_hours_unperturbed=("gpu_hours_unperturbed", "sum"),
-            wall_hours_unperturbed=("wall_hours_unperturbed", "sum"),
-            gpu_hours_saved=("gpu_hours_saved", "sum"),
             job_hours_max=("job_hours", "max"),
-            api_cost_usd=("api_cost_usd", "sum"),
-            search_usd=("search_usd", "sum"),
+            **{column: (column, "sum") for column in SUMMED},
         )
         .reset_index()
     )
@@ -164,25 +148,9 @@ def plan_table(
     # a batch API halves the tokens' price, not the searches'
     tokens_usd = table["api_cost_usd"] - table["search_usd"]
     table["api_cost_batch_usd"] = tokens_usd * BATCH_SHARE + table["search_usd"]
-    for column in (
-        "cells",
-        "jobs",
-        "requests",
-        "input_tokens",
-        "output_tokens",
-        "web_searches",
-        "gpus_per_job",
-    ):
+    for column in [*COUNTS, "gpus_per_job"]:
         table[column] = table[column].astype(int)
-    for column in (
-        "gpu_hours",
-        "gpu_hours_unperturbed",
-        "wall_hours_unperturbed",
-        "gpu_hours_saved",
-        "job_hours_max",
-        "api_cost_usd",
-        "api_cost_batch_usd",
-    ):
+    for column in AMOUNTS:
         table[column] = table[column].round(2)
     return table[PLAN_COLUMNS]
 

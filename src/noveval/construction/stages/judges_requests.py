@@ -6,8 +6,9 @@ from __future__ import annotations
 import logging
 
 from noveval.construction import judge_calls, selection
-from noveval.core.files import read_json, write_table
+from noveval.core.files import read_json
 from noveval.core.registry import load_registry
+from noveval.inference.requests import requests_job_arguments, write_requests
 
 log = logging.getLogger(__name__)
 
@@ -35,18 +36,14 @@ def stage_requests(
         papers = [paper for paper in papers if paper["pool"] == selection.POSITIVE]
     spec = load_registry(registry_path).model(model)
     rows = STAGE_REQUESTS[stage](papers, upstream_root, spec, decoding)
-    log.info("%s %s: %d requests", model, stage, len(rows))
-    write_table(rows, requests_path)
+    write_requests(rows, requests_path, log, f"{model} {stage}")
 
 
 def run(job) -> None:
     """One job of rule construction_judges_requests."""
     stage_requests(
+        **requests_job_arguments(job),
         stage=job.wildcards.stage,
         source_path=job.input.source,
         upstream_root=job.params.upstream_root,
-        model=job.wildcards.model,
-        registry_path=job.params.registry,
-        decoding=job.params.decoding,
-        requests_path=job.output[0],
     )

@@ -3,13 +3,10 @@ sentences."""
 
 from __future__ import annotations
 
-import pandas as pd
-
 from noveval.construction import extraction
 from noveval.construction.validation import labelled_sentences
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import write_requests
 
 
 def validation_requests(
@@ -25,7 +22,7 @@ def validation_requests(
     spec = load_registry(registry_path).model(model)
     sentences = labelled_sentences(prompt, labels)
     rows = extraction.prompt_requests(sentences, prompt, spec, decoding, upstream_root)
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path)
 
 
 def run(job) -> None:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pandas as pd
-
 from noveval.construction import extraction
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
 from noveval.inference.batches import read_responses
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import write_requests
 
 
 def step_requests(
@@ -23,7 +20,7 @@ def step_requests(
     spec = load_registry(registry_path).model(model)
     first = read_responses(responses_path, "step")
     rows = extraction.step_decision_requests(first, spec, decoding, upstream_root)
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path)
 
 
 def run(job) -> None:

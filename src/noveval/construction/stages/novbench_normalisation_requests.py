@@ -11,7 +11,7 @@ from noveval.construction import authors, records
 from noveval.core.files import write_table
 from noveval.core.registry import load_registry
 from noveval.inference.batches import read_responses
-from noveval.inference.requests import REQUEST_COLUMNS, build_request
+from noveval.inference.requests import build_request, write_requests
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def normalisation_requests(
     log.info("%d papers to normalise, %d left out", len(rows), len(skipped))
     write_table(extracted, extracted_path)
     write_table(skipped, skipped_path)
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path)
 
 
 def run(job) -> None:

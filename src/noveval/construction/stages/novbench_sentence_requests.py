@@ -7,9 +7,8 @@ import logging
 import pandas as pd
 
 from noveval.construction import extraction, records
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import write_requests
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +44,7 @@ def sentence_requests(
         upstream_root,
         per_occurrence=calls == PER_OCCURRENCE,
     )
-    log.info("%s: %d %s sentences", model, len(rows), kind)
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path, log, model, f"{kind} sentences")
 
 
 def run(job) -> None:

@@ -77,56 +77,6 @@ async def _answer(client, endpoint: Endpoint, request: dict, settings):
     return text, finish_reason, total
 
 
-async def _send_all(
-    requests: list[dict],
-    endpoint: Endpoint,
-    journal: Journal,
-    settings: ClientSettings,
-    price: Callable[[Usage], float],
-) -> int:
-    client = providers.client(endpoint, settings.request_timeout_s)
-    gate = asyncio.Semaphore(settings.concurrency)
-    started = time.monotonic()
-    failures = 0
-    completed = 0
-
-    async def one(request: dict) -> None:
-        nonlocal failures, completed
-        async with gate:
-            began = time.monotonic()
-            record = {"request_id": request["request_id"], "item_id": request["item_id"]}
-            try:
-                text, finish_reason, usage = await _answer(client, endpoint, request, settings)
-            except providers.errors() as error:
-                failures += 1
-                record.update(_failed(error, time.monotonic() - began))
-            else:
-                record.update(
-                    _answered(text, finish_reason, usage, time.monotonic() - began, price)
-                )
-                if usage.web_searches:
-                    log.info(
-                        "request %s: %d web searches", request["request_id"], usage.web_searches
-                    )
-            journal.append(record)
-            completed += 1
-            if completed % max(1, len(requests) // 10) == 0 or completed == len(requests):
-                elapsed = time.monotonic() - started
-                log.info(
-                    "%d/%d calls done (%.1f s elapsed, about %.0f s left)",
-                    completed,
-                    len(requests),
-                    elapsed,
-                    elapsed / completed * (len(requests) - completed),
-                )
-
-    try:
-        await asyncio.gather(*(one(request) for request in requests))
-    finally:
-        await client.close()
-    return failures
-
-
 def _answered(
     text: str,
     finish_reason: str | None,
@@ -175,4 +125,48 @@ def send_requests(
     price: Callable[[Usage], float],
 ) -> int:
     """Send every request, journaling each answer; returns how many calls failed for good."""
-    return asyncio.run(_send_all(requests, endpoint, journal, settings, price))
+
+    async def send_all() -> int:
+        client = providers.client(endpoint, settings.request_timeout_s)
+        gate = asyncio.Semaphore(settings.concurrency)
+        started = time.monotonic()
+        failures = 0
+        completed = 0
+
+        async def one(request: dict) -> None:
+            nonlocal failures, completed
+            async with gate:
+                began = time.monotonic()
+                record = {"request_id": request["request_id"], "item_id": request["item_id"]}
+                try:
+                    text, finish_reason, usage = await _answer(client, endpoint, request, settings)
+                except providers.errors() as error:
+                    failures += 1
+                    record.update(_failed(error, time.monotonic() - began))
+                else:
+                    record.update(
+                        _answered(text, finish_reason, usage, time.monotonic() - began, price)
+                    )
+                    if usage.web_searches:
+                        log.info(
+                            "request %s: %d web searches", request["request_id"], usage.web_searches
+                        )
+                journal.append(record)
+                completed += 1
+                if completed % max(1, len(requests) // 10) == 0 or completed == len(requests):
+                    elapsed = time.monotonic() - started
+                    log.info(
+                        "%d/%d calls done (%.1f s elapsed, about %.0f s left)",
+                        completed,
+                        len(requests),
+                        elapsed,
+                        elapsed / completed * (len(requests) - completed),
+                    )
+
+        try:
+            await asyncio.gather(*(one(request) for request in requests))
+        finally:
+            await client.close()
+        return failures
+
+    return asyncio.run(send_all())

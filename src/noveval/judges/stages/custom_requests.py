@@ -6,9 +6,8 @@ import logging
 
 import pandas as pd
 
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import write_requests
 from noveval.judges import instances
 from noveval.judges.cards.judge import custom_judge
 from noveval.judges.cards.requests import custom_requests
@@ -34,8 +33,7 @@ def requests(job_inputs: dict, name: str, entry: dict, cell: dict, job_params: d
         change=cell["change"],
         related=related,
     )
-    log.info("%s %s/%s: %d calls", name, cell["wording"], cell["change"], len(rows))
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), out)
+    write_requests(rows, out, log, f"{name} {cell['wording']}/{cell['change']}", "calls")
 
 
 def run(job) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
+from noveval.inference.requests import requests_job_arguments, write_requests
 from noveval.judges import generation, instances
 
 log = logging.getLogger(__name__)
@@ -24,17 +24,13 @@ def generation_requests(
     rows = generation.generation_requests(
         instances.read_instances(pairs_path), spec, {**decoding, "max_tokens": max_tokens}
     )
-    log.info("%s: %d ideas to generate", model, len(rows))
-    write_table(rows, requests_path)
+    write_requests(rows, requests_path, log, model, "ideas to generate")
 
 
 def run(job) -> None:
     """One job of rule judges_generation_requests."""
     generation_requests(
+        **requests_job_arguments(job),
         pairs_path=job.input[0],
-        model=job.wildcards.model,
-        registry_path=job.params.registry,
-        decoding=job.params.decoding,
         max_tokens=job.params.max_tokens,
-        requests_path=job.output[0],
     )

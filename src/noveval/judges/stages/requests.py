@@ -6,9 +6,8 @@ import logging
 
 import pandas as pd
 
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import requests_job_arguments, write_requests
 from noveval.judges import instances
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.prompts import calls_of, judge_requests
@@ -54,20 +53,16 @@ def requests(
         prompt_caching=settings["prompt_caching"],
         reasoning_summary=settings["reasoning_summary"],
     )
-    log.info("%s/%s: %d calls", model, change, len(rows))
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path, log, f"{model}/{change}", "calls")
 
 
 def run(job) -> None:
     """One job of rule judges_requests."""
     requests(
+        **requests_job_arguments(job),
         instances_path=job.input.instances,
         change=job.wildcards.change,
-        model=job.wildcards.model,
-        registry_path=job.params.registry,
-        decoding=job.params.decoding,
         settings=job.params.settings,
-        requests_path=job.output[0],
         related_path=job.input.get("related"),
         upstream_root=job.params.upstream_root,
     )

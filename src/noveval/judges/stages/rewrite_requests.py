@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
+from noveval.inference.requests import requests_job_arguments, write_requests
 from noveval.judges import instances, rewrites
 
 log = logging.getLogger(__name__)
@@ -28,17 +28,13 @@ def rewrite_requests(
         {**decoding, "max_tokens": settings["rewrite_max_tokens"]},
         settings["structured_output"],
     )
-    log.info("%s: %d rewrites", model, len(rows))
-    write_table(rows, requests_path)
+    write_requests(rows, requests_path, log, model, "rewrites")
 
 
 def run(job) -> None:
     """One job of rule judges_rewrite_requests."""
     rewrite_requests(
+        **requests_job_arguments(job),
         instances_path=job.input[0],
-        model=job.wildcards.model,
-        registry_path=job.params.registry,
-        decoding=job.params.decoding,
         settings=job.params.settings,
-        requests_path=job.output[0],
     )

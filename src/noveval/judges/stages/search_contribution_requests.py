@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import logging
 
-import pandas as pd
-
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import requests_job_arguments, write_requests
 from noveval.judges import instances
 from noveval.judges.search_calls import search_decoding, search_prompts, shown_ideas
 
@@ -40,18 +37,14 @@ def search_contribution_requests(
         settings["retrieval"]["max_contributions"],
         constraint,
     )
-    log.info("%s: %d contribution requests", model, len(rows))
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path, log, model, "contribution requests")
 
 
 def run(job) -> None:
     """One job of rule judges_search_contribution_requests."""
     search_contribution_requests(
+        **requests_job_arguments(job),
         instances_path=job.input.instances,
-        model=job.wildcards.model,
-        registry_path=job.params.registry,
-        decoding=job.params.decoding,
         settings=job.params.settings,
-        requests_path=job.output[0],
         upstream_root=job.params.upstream_root,
     )

@@ -6,10 +6,9 @@ import logging
 
 import pandas as pd
 
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
 from noveval.inference.batches import read_responses
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import requests_job_arguments, write_requests
 from noveval.judges import instances
 from noveval.judges.search_calls import search_decoding, search_prompts, shown_ideas
 
@@ -51,19 +50,16 @@ def search_query_requests(
             len(ideas) - len(rows),
             len(ideas),
         )
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path)
 
 
 def run(job) -> None:
     """One job of rule judges_search_query_requests."""
     search_query_requests(
+        **requests_job_arguments(job),
         instances_path=job.input.instances,
         responses_path=job.input.responses,
         responses_cell=job.params.cell,
-        model=job.wildcards.model,
-        registry_path=job.params.registry,
-        decoding=job.params.decoding,
         settings=job.params.settings,
-        requests_path=job.output[0],
         upstream_root=job.params.upstream_root,
     )

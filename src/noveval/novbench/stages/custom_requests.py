@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import logging
 
-import pandas as pd
-
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import write_requests
 from noveval.novbench import custom, records
 from noveval.novbench.decoding import generation_config_of
 
@@ -30,8 +27,7 @@ def cell_requests(
     papers = records.read_papers(inputs_path).to_dict("records")
     generation_config = generation_config_of(weights_manifests)
     rows = custom.custom_requests(evaluator, papers, spec, decoding, generation_config)
-    log.info("%s/%s: %d requests", evaluator.model, evaluator.strategy, len(rows))
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path, log, f"{evaluator.model}/{evaluator.strategy}")
 
 
 def run(job) -> None:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
 from noveval.core.upstream import UpstreamSource
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import write_requests
 from noveval.novbench import paper_type, records
 
 
@@ -30,7 +27,7 @@ def classification_requests(
     spec = load_registry(registry_path).model(model)
     papers = records.read_papers(papers_path)
     rows = paper_type.classification_requests(papers, prompt, spec, decoding)
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path)
 
 
 def run(job) -> None:

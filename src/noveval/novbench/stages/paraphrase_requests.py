@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import pandas as pd
-
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import write_requests
 from noveval.novbench import perturbation, records
 from noveval.novbench.decoding import generation_config_of
 
@@ -26,7 +23,7 @@ def paraphrase_requests(
     rows = perturbation.paraphrase_requests(
         papers, spec, decoding, generation_config_of(weights_manifests)
     )
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path)
 
 
 def run(job) -> None:

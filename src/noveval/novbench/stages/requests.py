@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import logging
 
-import pandas as pd
-
-from noveval.core.files import write_table
 from noveval.core.registry import load_registry
-from noveval.inference.requests import REQUEST_COLUMNS
+from noveval.inference.requests import requests_job_arguments, write_requests
 from noveval.novbench import generation, records
 from noveval.novbench.decoding import generation_config_of
 
@@ -46,21 +43,17 @@ def generation_requests(
         generation_config=generation_config,
         source_roots=source_roots,
     )
-    log.info("%s/%s: %d requests", model, strategy, len(rows))
-    write_table(pd.DataFrame(rows, columns=REQUEST_COLUMNS), requests_path)
+    write_requests(rows, requests_path, log, f"{model}/{strategy}")
 
 
 def run(job) -> None:
     """One job of rule novbench_requests."""
     generation_requests(
+        **requests_job_arguments(job),
         inputs_path=job.input.inputs,
         papers_path=job.input.papers,
         strategy=job.wildcards.strategy,
-        model=job.wildcards.model,
-        registry_path=job.params.registry,
-        decoding=job.params.decoding,
         settings=job.params.settings,
-        requests_path=job.output[0],
         upstream_root=job.params.upstream_root,
         weights_manifests=list(job.input.weights),
         source_roots=dict(job.params.source_roots),
