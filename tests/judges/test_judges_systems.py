@@ -121,7 +121,7 @@ def test_tools_are_part_of_the_request_id_and_go_through_the_responses_api_only(
     assert build_request("i|0", AGENTIC, messages, DECODING, tools=WEB_SEARCH) == searching
     chat = providers.Endpoint("http://127.0.0.1:1/v1", "key", "gpt-5.6-sol", api="chat")
     with pytest.raises(ValueError, match="through the Responses API only, not chat"):
-        providers.arguments(chat, searching)
+        providers.provider_for(chat).arguments(searching)
     assert TOOLS == {"agentic": WEB_SEARCH}
 
 
