@@ -14,7 +14,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, config_schema
 from loopback_api import ANSWER, INPUT_TOKENS, OUTPUT_TOKENS
 from report_basis import BASIS
 from snakemake.utils import update_config, validate
@@ -53,7 +53,7 @@ def default_config(*overlays: str) -> dict:
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     for overlay in overlays:
         update_config(config, yaml.safe_load((REPO / "config" / overlay).read_text()))
-    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    validate(config, config_schema())
     return config
 
 
