@@ -27,6 +27,7 @@ from recording_proxy import RecordingProxy
 
 from noveval.core.registry import load_registry
 from noveval.inference.engines.servers import serve
+from noveval.workflow.config_schema import schema_file
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -40,6 +41,12 @@ S2_TEST_KEY = {"S2_API_KEY": "s2-loopback"}
 # the model that overlays add.
 LOOPBACK_MODELS = ("gpt-4o", "gpt-5.1", "gpt-5.6-sol")
 PAPER_GRID_MINUTES = 600  # the partitions' time limit of the paper grid's site file
+
+
+def config_schema() -> str:
+    """The workflow's config schema with its lists of names filled in, as the workflow validates
+    with it (noveval.workflow.config_schema)."""
+    return schema_file(REPO / "workflow" / "schemas" / "config.schema.yaml")
 
 
 def unavailable(reason: str, required_by: str) -> None:

@@ -6,12 +6,12 @@ import copy
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, config_schema
 from snakemake.utils import validate
 
 from noveval.core import upstream
 
-SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
+SCHEMA = config_schema()
 
 # Every required key, nothing else.
 RETRIEVAL_DEFAULTS = {

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, loopback_registry, write_yaml
+from conftest import REPO, config_schema, loopback_registry, write_yaml
 from snakemake.utils import update_config, validate
 
 from noveval.cluster.preflight.grid import site_gpu_type
@@ -101,7 +101,7 @@ def yaml_config() -> dict:
     """config/config.yaml with config/paper.yaml merged in, as Snakemake merges them."""
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     update_config(config, yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
-    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))  # its defaults
+    validate(config, config_schema())  # its defaults
     return config
 
 

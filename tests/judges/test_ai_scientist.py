@@ -16,6 +16,7 @@ from conftest import (
     LOOPBACK_KEY,
     REPO,
     S2_TEST_KEY,
+    config_schema,
     loopback_registry,
     shared_file,
 )
@@ -358,7 +359,7 @@ def test_its_published_rows_are_compared_but_never_as_equal():
     paper = paper_conditions(
         REPO / "config" / "config.yaml",
         REPO / "config" / "paper.yaml",
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
+        config_schema(),
         REPO / "config" / "models.yaml",
     )
     ours = conditions(config, REGISTRY)

@@ -13,7 +13,7 @@ from functools import partial
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, shared_file
+from conftest import REPO, config_schema, shared_file
 from snakemake.utils import update_config, validate
 
 from noveval.core.registry import load_registry
@@ -67,7 +67,7 @@ def test_the_declared_release_lists_every_file_at_its_commit():
 
 def test_paper_grid_has_every_backbone_and_change_with_the_searched_retrieval(caplog):
     config = paper_config()
-    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    validate(config, config_schema())
     grid = judges_grid(config, REGISTRY)  # no file, no network
     per_model = Counter(cell.model for cell in grid.cells)
     # 12 (setup, format) files, 7 of them pairwise: reference, P1, P2, no_aggregation on 12;

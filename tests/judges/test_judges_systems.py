@@ -14,7 +14,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, config_schema
 from loopback_api import ANSWER, INPUT_TOKENS, OUTPUT_TOKENS
 from report_basis import BASIS
 from snakemake.utils import update_config, validate
@@ -53,7 +53,7 @@ def default_config(*overlays: str) -> dict:
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     for overlay in overlays:
         update_config(config, yaml.safe_load((REPO / "config" / overlay).read_text()))
-    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    validate(config, config_schema())
     return config
 
 
@@ -121,7 +121,7 @@ def test_tools_are_part_of_the_request_id_and_go_through_the_responses_api_only(
     assert build_request("i|0", AGENTIC, messages, DECODING, tools=WEB_SEARCH) == searching
     chat = providers.Endpoint("http://127.0.0.1:1/v1", "key", "gpt-5.6-sol", api="chat")
     with pytest.raises(ValueError, match="through the Responses API only, not chat"):
-        providers.arguments(chat, searching)
+        providers.provider_for(chat).arguments(searching)
     assert TOOLS == {"agentic": WEB_SEARCH}
 
 

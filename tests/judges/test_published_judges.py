@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, shared_file
+from conftest import REPO, config_schema, shared_file
 from snakemake.utils import update_config
 
 from noveval.core.published import published
@@ -68,13 +68,13 @@ def test_retrieval_numbers_name_the_search_engine_they_differ_in():
     paper = paper_conditions(
         config / "config.yaml",
         config / "paper.yaml",
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
+        config_schema(),
         config / "models.yaml",
     )
     ours = paper_config(
         config / "config.yaml",
         config / "paper.yaml",
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
+        config_schema(),
     )
     run = conditions(ours, load_registry(config / "models.yaml"))
     found = pd.DataFrame({"model": ["gpt-5.4"], "change": ["retrieval"]})

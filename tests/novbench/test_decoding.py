@@ -14,7 +14,7 @@ from conftest import REPO
 from noveval.core.registry import RegistryError, load_registry
 from noveval.inference.engines.client import ClientSettings, send_requests
 from noveval.inference.engines.journal import Journal, read_records
-from noveval.inference.engines.providers import Endpoint, arguments
+from noveval.inference.engines.providers import Endpoint, provider_for
 from noveval.inference.engines.servers import serve
 from noveval.inference.requests import build_request
 from noveval.novbench import decoding, generation, records
@@ -111,7 +111,7 @@ def test_open_models_are_sent_what_generate_did_with_their_snapshots_config(tmp_
     assert otherwise["request_id"] != sampled["request_id"]
     # what the vLLM server is sent: top_p as OpenAI's field, top_k as vLLM's extra field
     endpoint = Endpoint("http://127.0.0.1:1/v1", "-", "Qwen/Qwen3-8B")
-    sent = arguments(endpoint, sampled)
+    sent = provider_for(endpoint).arguments(sampled)
     assert (sent["temperature"], sent["top_p"], sent["max_tokens"]) == (0.6, 0.95, 4096)
     assert sent["extra_body"] == {"top_k": 20}
     assert "seed" not in sent

@@ -275,11 +275,13 @@ def test_the_library_sampling_reaches_the_local_server(papers):
     authors_decoding = {**DECODING, "mode": "authors"}
     row = reviewer_request(papers, "S001", "zero", "deepreviewer-7b", authors_decoding)
     endpoint = providers.Endpoint(base_url="http://127.0.0.1:1/v1", api_key="-", served_model="m")
-    sent = providers.arguments(endpoint, row)
+    sent = providers.provider_for(endpoint).arguments(row)
     assert (sent["temperature"], sent["top_p"], sent["max_tokens"]) == (0.4, 0.95, 35000)
     assert "seed" not in sent
     hosted = authors_request(papers, "S001", "zero", "gpt-4o")
-    assert hosted["top_p"] is None and "top_p" not in providers.arguments(endpoint, hosted)
+    assert hosted["top_p"] is None and "top_p" not in providers.provider_for(endpoint).arguments(
+        hosted
+    )
 
 
 PINNED_AT = {
@@ -358,7 +360,7 @@ def test_llama_openreviewer_gets_its_cards_templates_around_the_open_prompt(pape
     assert (row["temperature"], row["max_tokens"]) == (0.0, 64)  # the run's decoding
     assert row["top_p"] is None  # a column of every request table; null is never sent
     endpoint = providers.Endpoint(base_url="http://127.0.0.1:1/v1", api_key="-", served_model="m")
-    assert "top_p" not in providers.arguments(endpoint, row)
+    assert "top_p" not in providers.provider_for(endpoint).arguments(row)
 
 
 @pytest.mark.parametrize("strategy", ["zero", "few", "rag"])

@@ -12,6 +12,7 @@ import yaml
 from conftest import (
     LOOPBACK_KEY,
     REPO,
+    config_schema,
     loopback_registry,
     run_snakemake,
     shared_file,
@@ -450,7 +451,7 @@ def test_the_conditions_name_each_annotation_files_source_and_digest():
     paper = paper_conditions(
         REPO / "config" / "config.yaml",
         REPO / "config" / "paper.yaml",
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
+        config_schema(),
         REPO / "config" / "models.yaml",
     )
     assert paper["novbench"]["annotations"]["emnlp2023"] == PAPER["annotations"]["emnlp2023"]

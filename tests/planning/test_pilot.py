@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, planned_jobs, write_yaml
+from conftest import REPO, config_schema, planned_jobs, write_yaml
 from snakemake.utils import validate
 
 from noveval.cluster.pilot import pilot_requests, pilot_sources
@@ -141,7 +141,7 @@ def test_measured_file_pools_a_models_tracks_and_names_a_missing_column(tmp_path
 def test_pilot_takes_the_first_items_of_unperturbed_and_reference_cells(tmp_path):
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["results"] = "out"
-    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    validate(config, config_schema())
     assert config["pilot"] == {"papers": 2, "instances": 2}
     sources = pilot_sources(novbench_grid(config, REGISTRY), judges_grid(config, REGISTRY), "out")
     assert sorted(sources) == [("judges", "smollm2-135m"), ("novbench", "smollm2-135m")]

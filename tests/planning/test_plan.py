@@ -17,6 +17,7 @@ from conftest import (
     PAPER_GRID_MINUTES,
     REPO,
     SAMPLE,
+    config_schema,
     planned_jobs,
     run_snakemake,
     snakemake_env,
@@ -85,7 +86,7 @@ def test_registry_holds_both_studies_with_the_papers_allocation():
 
 def test_paper_overlay_validates_and_selects_the_whole_grid():
     config = paper_config()
-    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    validate(config, config_schema())
     section = config["novbench"]
     assert config["decoding"]["max_tokens"] == 4096
     assert section["strategies"] == ["zero", "few", "rag"]

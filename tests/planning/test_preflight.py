@@ -209,7 +209,7 @@ def test_driver_version_against_vllm_cuda():
 
 def published_cells(model: str) -> list[str]:
     """The cells of the judge study's published numbers for ``model``, read by hand."""
-    path = REPO / "src" / "noveval" / "reproduction" / "published" / "judges.csv"
+    path = REPO / "src" / "noveval" / "core" / "published" / "judges.csv"
     with path.open(newline="") as handle:
         return [row["cell"] for row in csv.DictReader(handle) if row["model"] == model]
 

@@ -8,7 +8,7 @@ import copy
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, SAMPLE, shared_file
+from conftest import REPO, SAMPLE, config_schema, shared_file
 
 from noveval.core.published import published
 from noveval.core.registry import load_registry
@@ -250,7 +250,7 @@ def test_the_default_config_is_not_the_papers_conditions():
     paper = paper_conditions(
         REPO / "config" / "config.yaml",
         REPO / "config" / "paper.yaml",
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
+        config_schema(),
         REPO / "config" / "models.yaml",
     )
     assert paper["novbench"]["prompts"] == "authors"
@@ -262,7 +262,7 @@ def test_the_default_config_is_not_the_papers_conditions():
 def test_the_checker_rows_differ_from_the_paper_in_embedder_and_window_order():
     files = [REPO / "config" / name for name in ("config.yaml", "paper.yaml")]
     schema, registry = (
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
+        config_schema(),
         REPO / "config" / "models.yaml",
     )
     paper = paper_conditions(*files, schema, registry)["judges"]["novelty_checker"]
@@ -309,11 +309,11 @@ def test_the_share_limits_are_a_validated_config_key():
 
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
     config["reproduction"] = {"max_empty_share": 0.2}
-    validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    validate(config, config_schema())
     assert config["reproduction"] == {"max_empty_share": 0.2, "max_failed_share": 0.05}
     config["reproduction"] = {"max_failed_share": 2}
     with pytest.raises(Exception, match="2 is greater than the maximum of 1"):
-        validate(config, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+        validate(config, config_schema())
 
 
 def sent_requests(tmp_path, prompts: str) -> list[dict]:

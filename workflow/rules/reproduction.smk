@@ -9,7 +9,7 @@ REPRODUCTION_CELLS = reproduction_targets.cells(RESULTS, REPRODUCTION, NOVBENCH)
 PAPER_FILES = {
     "default": "config/config.yaml",
     "paper": "config/paper.yaml",
-    "schema": f"{workflow.basedir}/schemas/config.schema.yaml",
+    "schema": schema_file(f"{workflow.basedir}/schemas/config.schema.yaml"),
     "registry": PROJECT_REGISTRY,
 }
 # With the authors' prompts, the report rebuilds each cell's paper-mode requests from their

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noveval.core import pricing, registry_checks
+from noveval.core.registry_checks import APIS, DEFAULT_API
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +31,8 @@ def inference_env(spec: ModelSpec) -> str:
 
 # The rules whose jobs call a model: ``infer_api`` is ``infer`` for the hosted-API models.
 INFERENCE_RULES = {"api": "infer_api", "llamacpp": "infer", "vllm": "infer"}
-# The wire APIs: OpenAI chat completions (vLLM, llama.cpp, Gemini, older OpenAI models), OpenAI
-# Responses (GPT-5.x) and Anthropic Messages (Claude). Each has its token-limit fields and the one
-# field that carries reasoning effort (models.schema.yaml checks token_limit against the same).
-APIS = {
-    "chat": ("max_tokens", "max_completion_tokens"),
-    "responses": ("max_output_tokens",),
-    "messages": ("max_tokens",),
-}
+# The wire APIs and their token-limit fields: registry_checks.APIS (each a provider class of
+# noveval.inference.engines.providers). The field that carries each one's reasoning effort:
 EFFORT_FIELD = {
     "chat": "reasoning_effort",
     "responses": "reasoning.effort",
@@ -72,7 +67,7 @@ class ModelSpec:
     reasoning: bool = False
     think_opened_by_template: bool = False  # answers start inside the reasoning block
     # What the model's API takes (see APIS): sampling settings it does not take are not sent.
-    api: str = "chat"
+    api: str = DEFAULT_API
     token_limit: str | None = None  # default: the API's first token-limit field
     accepts_temperature: bool = True
     accepts_seed: bool = True

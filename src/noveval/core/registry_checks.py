@@ -16,6 +16,17 @@ import jsonschema
 from noveval.core.yaml_files import SafeLoader, load_yaml, read_yaml
 
 SCHEMA = Path(__file__).with_name("models.schema.yaml")  # package data, beside this module
+# The wire APIs a model's ``api`` names, each with its token-limit fields (the first: the default
+# of ``token_limit``): OpenAI chat completions (vLLM, llama.cpp, Gemini, older OpenAI models),
+# OpenAI Responses (GPT-5.x) and Anthropic Messages (Claude). The schema's ``api`` enum and its
+# ``token_limit`` rules are made from it; each has its provider class
+# (noveval.inference.engines.providers).
+APIS = {
+    "chat": ("max_tokens", "max_completion_tokens"),
+    "responses": ("max_output_tokens",),
+    "messages": ("max_tokens",),
+}
+DEFAULT_API = "chat"  # a model that names no api
 SECTIONS = {"models": "model", "encoders": "encoders", "language_models": "language_models"}
 
 
@@ -36,13 +47,28 @@ def read(path: str | Path) -> object:
 
 def faults(raw: object, path: str | Path) -> list[str]:
     """Every fault of the registry ``raw`` read from ``path``, one line each (none: it is fine)."""
-    schema = load_yaml(SCHEMA.read_text())
+    schema = model_schema()
     errors = jsonschema.Draft202012Validator(schema).iter_errors(raw)
     found = [
         f"{path}: {_where(list(error.absolute_path))}{_message(error)}"
         for error in sorted(errors, key=lambda error: [str(p) for p in error.absolute_path])
     ]
     return found or [f"{path}: {fault}" for fault in _semantic_faults(raw)]
+
+
+def model_schema() -> dict:
+    """models.schema.yaml with the ``api`` enum and each API's ``token_limit`` rule from
+    ``APIS``."""
+    schema = load_yaml(SCHEMA.read_text())
+    model = schema["$defs"]["model"]
+    model["properties"]["api"] = {"enum": list(APIS)}
+    for api, fields in APIS.items():
+        condition = {"properties": {"api": {"const": api}}}
+        if api != DEFAULT_API:  # the default's rule holds also where api is not given
+            condition["required"] = ["api"]
+        limit = {"enum": [*fields, None], "description": f"the {api} API's"}
+        model["allOf"].append({"if": condition, "then": {"properties": {"token_limit": limit}}})
+    return schema
 
 
 def _where(keys: list) -> str:

@@ -9,10 +9,8 @@ from noveval.cluster.preflight.findings import Finding, run_command, skipped
 from noveval.cluster.preflight.slurm import job_step
 from noveval.cluster.resources import api_inference_on_host
 from noveval.core.registry import ModelSpec
+from noveval.inference.engines.providers import provider_class
 
-# The providers' addresses when the registry names no base_url (the official SDKs' defaults).
-DEFAULT_BASE_URLS = {"messages": "https://api.anthropic.com"}
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 # Run on a compute node with the URLs as arguments: a TCP connect and, for https, a TLS handshake
 # to each, one line per URL (the standard library only: any Python of the node runs it).
 REACH_SCRIPT = """
@@ -34,7 +32,7 @@ for url in sys.argv[1:]:
 def provider_urls(specs: Iterable[ModelSpec]) -> list[str]:
     """The base URLs of the hosted models among ``specs``, each once."""
     urls = (
-        spec.base_url or DEFAULT_BASE_URLS.get(spec.api, OPENAI_BASE_URL)
+        spec.base_url or provider_class(spec.api).default_base_url  # the SDK's default
         for spec in specs
         if spec.engine == "api"
     )

@@ -6,18 +6,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-import anthropic
-import openai
-
 from noveval.cluster.preflight.findings import Finding, warning
 from noveval.core.published import published
 from noveval.core.registry import ModelSpec, Registry
+from noveval.inference.engines.providers import Endpoint, Provider, provider_for
 
 LOOKUP_TIMEOUT_S = 30
 
 
 def published_cells(model: str) -> list[tuple[str, str]]:
-    """The published numbers of ``model`` (reproduction/published/*.csv): (table, cell) each."""
+    """The published numbers of ``model`` (noveval/core/published/*.csv): (table, cell) each."""
     rows = []
     for study in ("novbench", "judges"):
         table = published(study)
@@ -32,18 +30,15 @@ def _cells_line(cells: list[tuple[str, str]]) -> str:
     return f"{len(cells)} published numbers ({tables}): {'; '.join(cell for _, cell in cells)}"
 
 
+def provider_of(spec: ModelSpec, key: str) -> Provider:
+    """The provider of ``spec``'s API, at its base URL (None: the SDK's default)."""
+    return provider_for(Endpoint(spec.base_url, key, spec.reference, api=spec.api))
+
+
 def lookup_model(spec: ModelSpec, key: str):
-    """The provider's model lookup of ``spec.reference`` (Anthropic's models API for the
-    Messages models, OpenAI's, or an OpenAI-compatible one, for the others)."""
-    if spec.api == "messages":
-        client = anthropic.Anthropic(
-            base_url=spec.base_url, api_key=key, timeout=LOOKUP_TIMEOUT_S, max_retries=1
-        )
-    else:
-        client = openai.OpenAI(
-            base_url=spec.base_url, api_key=key, timeout=LOOKUP_TIMEOUT_S, max_retries=1
-        )
-    with client:
+    """The provider's model lookup of ``spec.reference`` (the models API of its SDK: Anthropic's
+    for the Messages models, OpenAI's, or an OpenAI-compatible one, for the others)."""
+    with provider_of(spec, key).sync_client(LOOKUP_TIMEOUT_S, max_retries=1) as client:
         return client.models.retrieve(spec.reference)
 
 
@@ -61,12 +56,13 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Finding:
             f"{spec.reference}: the lookup cannot be made: {spec.api_key_env} is not set "
             f"(registry api_key_env of {spec.name})",
         )
+    provider = provider_of(spec, key)
     try:
         found = lookup_model(spec, key)
-    except (openai.NotFoundError, anthropic.NotFoundError) as error:
+    except provider.not_found() as error:
         why = f"is not served ({error})"
         return Finding(name, False, _not_reproducible(spec, why))
-    except (openai.OpenAIError, anthropic.AnthropicError) as error:
+    except provider.errors() as error:
         return Finding(
             name,
             False,

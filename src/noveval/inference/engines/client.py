@@ -1,4 +1,5 @@
-"""One async client for every engine and provider API (``noveval.inference.engines.providers``).
+"""One async client for every engine and provider API (``noveval.inference.engines.providers``,
+found by the endpoint's API).
 
 Bounded concurrency, retries with exponential backoff on rate limits, server errors and
 timeouts (tenacity), an empty answer asked again (the judge study's client: 3 attempts in all),
@@ -22,9 +23,8 @@ from tenacity import (
 )
 
 from noveval.core.pricing import Usage
-from noveval.inference.engines import providers
 from noveval.inference.engines.journal import Journal
-from noveval.inference.engines.providers import Endpoint
+from noveval.inference.engines.providers import Endpoint, Provider, provider_for
 
 __all__ = ["ClientSettings", "Endpoint", "send_requests"]
 COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_tokens")
@@ -40,10 +40,10 @@ class ClientSettings:
     empty_answer_attempts: int = 3  # calls of a request whose answers stay empty
 
 
-async def _call(client, endpoint: Endpoint, request: dict, settings):
-    arguments = providers.arguments(endpoint, request)
+async def _call(client, provider: Provider, request: dict, settings):
+    arguments = provider.arguments(request)
     async for attempt in AsyncRetrying(
-        retry=retry_if_exception_type(providers.retryable()),
+        retry=retry_if_exception_type(provider.retryable()),
         stop=stop_after_attempt(settings.max_retries),
         wait=wait_exponential_jitter(initial=1, max=60),
         reraise=True,
@@ -55,22 +55,22 @@ async def _call(client, endpoint: Endpoint, request: dict, settings):
         ),
     ):
         with attempt:
-            return await providers.create(client, endpoint, arguments)
+            return await provider.create(client, arguments)
 
 
-async def _answer(client, endpoint: Endpoint, request: dict, settings):
+async def _answer(client, provider: Provider, request: dict, settings):
     """Text, finish reason and token counts of a request, asked again while its answer is
     empty (``settings.empty_answer_attempts`` calls at most); the counts are every call's."""
     total = Usage()
     for attempt in range(1, settings.empty_answer_attempts + 1):
-        completion = await _call(client, endpoint, request, settings)
-        text, finish_reason, usage = providers.answer(endpoint, completion)
+        completion = await _call(client, provider, request, settings)
+        text, finish_reason, usage = provider.answer(completion)
         total = Usage(
             *(getattr(total, field) + getattr(usage, field) for field in COUNTS),
             batch=usage.batch,
             web_searches=total.web_searches + usage.web_searches,
         )
-        if not providers.empty(endpoint, completion, text):
+        if not provider.empty(completion, text):
             break
         if attempt < settings.empty_answer_attempts:
             log.warning("request %s: empty answer, asked again", request["request_id"])
@@ -127,7 +127,8 @@ def send_requests(
     """Send every request, journaling each answer; returns how many calls failed for good."""
 
     async def send_all() -> int:
-        client = providers.client(endpoint, settings.request_timeout_s)
+        provider = provider_for(endpoint)
+        client = provider.client(settings.request_timeout_s)
         gate = asyncio.Semaphore(settings.concurrency)
         started = time.monotonic()
         failures = 0
@@ -139,8 +140,8 @@ def send_requests(
                 began = time.monotonic()
                 record = {"request_id": request["request_id"], "item_id": request["item_id"]}
                 try:
-                    text, finish_reason, usage = await _answer(client, endpoint, request, settings)
-                except providers.errors() as error:
+                    text, finish_reason, usage = await _answer(client, provider, request, settings)
+                except provider.errors() as error:
                     failures += 1
                     record.update(_failed(error, time.monotonic() - began))
                 else:
