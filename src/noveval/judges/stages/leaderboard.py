@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from noveval.core.markdown import markdown_table
 from noveval.judges.cards import report as card_report
 
 
@@ -12,7 +13,7 @@ def leaderboard(tables: list[str], markdown_path: str, csv_path: str) -> None:
     frames = [pd.read_parquet(path) for path in tables]
     board = card_report.leaderboard({f["judge"].iloc[0]: f for f in frames if len(f)})
     board.to_csv(csv_path, index=False)
-    text = "# Leaderboard of the judges' cards\n\n" + board.to_markdown(index=False, floatfmt=".3f")
+    text = "# Leaderboard of the judges' cards\n\n" + markdown_table(board, floatfmt=".3f")
     card_report.write_card(markdown_path, text + "\n")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from noveval.core.markdown import markdown_table
 from noveval.novbench import card_report
 
 
@@ -12,9 +13,7 @@ def leaderboard(tables: list[str], markdown_path: str, csv_path: str) -> None:
     frames = [pd.read_parquet(path) for path in tables]
     board = card_report.leaderboard(pd.concat(frames, ignore_index=True))
     board.to_csv(csv_path, index=False)
-    text = "# Leaderboard of the NovBench cards\n\n" + board.to_markdown(
-        index=False, floatfmt=".3f"
-    )
+    text = "# Leaderboard of the NovBench cards\n\n" + markdown_table(board, floatfmt=".3f")
     card_report.write_card(markdown_path, text + "\n")
 
 
