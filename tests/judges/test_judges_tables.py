@@ -95,6 +95,15 @@ def test_change_labels_cross_the_idea_formats_and_no_wildcard_carries_two_fields
     assert {change for change, _ in CELL_KINDS} == set(CHANGES)
 
 
+def test_the_grid_tables_name_setup_and_model_as_columns(metrics, tmp_path):
+    markdown = tmp_path / "tables.md"
+    tables.write(metrics, markdown)
+    text = plain(markdown)
+    assert text.count("| setup | model | reference | P4 | purpose_mechanism |") == 3
+    assert "| human-only | m | 100 | 62.5* |" in text
+    assert "('" not in text
+
+
 def test_flip_rates_against_the_reference_and_the_motivating_prompt_by_hand(metrics, tmp_path):
     rows = verdict_rows(VERDICTS, LABELS, "human-only")
     sub_runs = {"no_aggregation": [0, 1, 0, 1, 0, 1, 0, 1]}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,9 @@ from report_check import assert_report_shows
 from noveval.inference.batches import read_responses
 
 pytestmark = [pytest.mark.workflow, pytest.mark.model]
+
+# A tuple printed as a label: ('human-only', 'smollm2-135m')
+TUPLE_LABEL = re.compile(r"\(\s*['\"][^'\"]*['\"]\s*,")
 
 
 def test_novbench_grid_end_to_end(embedded_run):
@@ -53,6 +57,21 @@ def test_novbench_grid_end_to_end(embedded_run):
     infer_log = (logs / "smollm2-135m" / "cells" / "1-of-1" / "infer.log").read_text()
     assert "smollm2-135m/cells/1-of-1: 9 cells," in infer_log
     assert (logs / "papers.log").exists()  # every rule leaves its log
+
+
+def test_every_table_of_the_run_names_its_index_columns(embedded_run):
+    """No tables.md or table.md of either study labels a row or column with a tuple; the judges'
+    name their setup and model."""
+    results = embedded_run.results
+    written = {*results.rglob("tables.md"), *results.rglob("table.md")}
+    judges = results / "judges" / "tiny"
+    grids = [judges / "pairwise" / "tables.md", judges / "pointwise" / "tables.md"]
+    assert {*grids, results / "novbench" / "tiny" / "table.md"} <= written
+    for path in written:
+        assert not TUPLE_LABEL.search(path.read_text()), path
+    for path in grids:
+        headers = [line for line in path.read_text().splitlines() if line.startswith("| setup")]
+        assert len(headers) == 3 and all(h.split("|")[2].strip() == "model" for h in headers)
 
 
 def test_jobs_that_load_metric_models_run_with_the_hub_off(embedded_run):

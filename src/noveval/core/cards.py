@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from noveval.core.files import write_bytes
+from noveval.core.markdown import markdown_table
 
 
 def number(value, digits: int = 3) -> str:
@@ -37,5 +38,5 @@ def write_markdown(path: str, text: str) -> None:
 def write_leaderboard(board: pd.DataFrame, title: str, markdown_path: str, csv_path: str) -> None:
     """A leaderboard as CSV and as Markdown under ``# {title}`` (3 decimals)."""
     board.to_csv(csv_path, index=False)
-    text = f"# {title}\n\n" + board.to_markdown(index=False, floatfmt=".3f")
+    text = f"# {title}\n\n" + markdown_table(board, floatfmt=".3f")
     write_markdown(markdown_path, text + "\n")

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from noveval.core.markdown import markdown_table
+
 HUMAN = "human"
 KEYS = ["model", "strategy", "perturbation"]
 METRICS = ["relevance", "coverage", "clarity", "dist_acc"]
@@ -62,6 +64,6 @@ def write(
         ran = "; ".join(f"{model} {commit}" for model, commit in sorted(commits.items()))
         failed += f"\n\nWeights (hub commits): {ran}."
     Path(markdown_path).write_text(
-        f"{shown.to_markdown(index=False)}\n\nScored with: {used}.\n\n{failed}\n"
+        f"{markdown_table(shown)}\n\nScored with: {used}.\n\n{failed}\n"
         + (f"\n{uncertainty}" if uncertainty else "")
     )

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from noveval.core.bootstrap import bootstrap
+from noveval.core.markdown import markdown_table
 from noveval.novbench.tables import HUMAN, KEYS, METRICS
 
 CONFIDENCE = 0.95
@@ -137,13 +138,13 @@ def markdown(scores: pd.DataFrame) -> str:
     parts = [
         f"### {CONFIDENCE:.0%} bootstrap intervals of the means over papers "
         f"(percentile, {RESAMPLES} resamples, seed {SEED})",
-        wide[[*KEYS, *(m for m in METRICS if m in wide)]].to_markdown(index=False),
+        markdown_table(wide[[*KEYS, *(m for m in METRICS if m in wide)]]),
     ]
     tests = paired_tests(scores)
     if len(tests):
         parts += [
             "### Paired bootstrap tests over papers (difference = b − a; significant when the "
             f"{CONFIDENCE:.0%} interval excludes 0)",
-            tests.round(3).to_markdown(index=False),
+            markdown_table(tests.round(3)),
         ]
     return "\n\n".join(parts) + "\n"

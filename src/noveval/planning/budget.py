@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from noveval.core.markdown import markdown_table
 from noveval.core.pricing import Usage
 from noveval.inference.chunks import chunk_ids
 from noveval.inference.engines.journal import read_records
@@ -179,7 +180,7 @@ def report_spend(cache_dir: str | Path, registry, results: str, plan_csv: str | 
         planned = plan["api_cost_usd"].sum().rename(columns={"api_cost_usd": "planned_usd"})
         table = table.merge(planned, on=["track", "model"], how="left")
     total = f"spent so far: {table['usd'].sum():.6f} USD in {int(table['calls'].sum())} calls"
-    return f"{table.to_markdown(index=False, floatfmt='.6f')}\n\n{total}\n"
+    return f"{markdown_table(table, floatfmt='.6f')}\n\n{total}\n"
 
 
 def provider(registry, model: str) -> str:

@@ -10,6 +10,7 @@ import pandas as pd
 
 from noveval.construction.judge_plan import construction_workloads
 from noveval.construction.novbench_plan import construction_note, novbench_construction_workloads
+from noveval.core.markdown import markdown_table
 from noveval.core.published import published
 from noveval.core.registry import load_registry
 from noveval.inference.workloads import PlanSettings
@@ -56,18 +57,18 @@ def write_plan(
     for column in ("input_tokens", "output_tokens"):
         shown[column] = (shown[column] / 1e6).round(2)
     shown = shown.rename(columns={"input_tokens": "input_Mtok", "output_tokens": "output_Mtok"})
-    text = f"# Compute plan\n\n{shown.to_markdown(index=False)}\n\n"
+    text = f"# Compute plan\n\n{markdown_table(shown)}\n\n"
     if weights is not None and not weights.empty:
         text += (
             "## Weights\n\nDownloaded once per model by rule weights into the site's weights "
             "cache (GB: models.yaml download_gb).\n\n"
-            f"{weights.to_markdown(index=False)}\n\n"
+            f"{markdown_table(weights)}\n\n"
         )
     if scoring is not None and not scoring.empty:
         text += (
             "## Metric scoring\n\nOne CPU job per dataset and model (rule novbench_score); "
             "runtime_min: its SLURM time limit from the same estimate.\n\n"
-            f"{scoring.round(2).to_markdown(index=False)}\n\n"
+            f"{markdown_table(scoring.round(2))}\n\n"
         )
     if judge_output is not None and not judge_output.empty:
         text += (
@@ -76,7 +77,7 @@ def write_plan(
             "(noveval.judges.statistics.calibration: "
             "published = that cell's cost; as X = the same backbone's change X; median = the "
             "calibrated backbones of the same API).\n\n"
-            f"{judge_output.to_markdown(index=False)}\n\n"
+            f"{markdown_table(judge_output)}\n\n"
         )
     Path(markdown_path).write_text(f"{text}## Assumptions\n\n{notes}\n")
 

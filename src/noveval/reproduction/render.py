@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from noveval.core.markdown import markdown_table
 from noveval.reproduction.verdicts import VERDICTS
 
 
@@ -26,9 +27,9 @@ def summary(report: pd.DataFrame, largest: int = 5) -> str:
     return "\n\n".join(
         [
             "## Summary",
-            counts.to_markdown(index=False),
+            markdown_table(counts),
             f"Largest differences (|ours − paper| in tolerances), top {largest}:",
-            shown.to_markdown(index=False) if len(shown) else "None.",
+            markdown_table(shown) if len(shown) else "None.",
         ]
     )
 
@@ -57,9 +58,9 @@ def markdown(report: pd.DataFrame, uncertainty_sections: dict[str, str]) -> str:
         "min, max or largest |value| of the run's cells; a published significance mark is set "
         "beside ours in the reason.",
         "## Compared numbers",
-        compared.round(4).to_markdown(index=False) if len(compared) else "None.",
+        markdown_table(compared.round(4)) if len(compared) else "None.",
         "## Not run, by reason",
-        skipped.rename("rows").reset_index().to_markdown(index=False) if len(skipped) else "None.",
+        markdown_table(skipped.to_frame("rows")) if len(skipped) else "None.",
     ]
     for dataset, text in uncertainty_sections.items():
         parts += [f"## NovBench uncertainty on {dataset} (beyond both papers)", text]

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from noveval.core.markdown import markdown_table
 from noveval.judges.grid.cells import IDEATION, LABELS, STANDARD, VERSUS, labelled
 from noveval.judges.statistics import measures as statistics
 
@@ -52,15 +53,12 @@ def write(metrics: pd.DataFrame, markdown_path: str | Path) -> None:
         ("Tie rate (%)", percent_table(metrics, "tie_rate")),
         ("Flip rate against the same judge's reference (%)", percent_table(metrics, "flip_rate")),
     ]
-    text = "\n\n".join(
-        f"## {title}\n\n{table.rename_axis(columns='change').to_markdown()}"
-        for title, table in sections
-    )
+    text = "\n\n".join(f"## {title}\n\n{markdown_table(table)}" for title, table in sections)
     Path(markdown_path).write_text(f"# Judges, {format}\n\n{text}\n")
 
 
 def _markdown(path: str | Path, title: str, text: str, table: pd.DataFrame) -> None:
-    Path(path).write_text(f"# {title}\n\n{text}\n\n{table.to_markdown(index=False)}\n")
+    Path(path).write_text(f"# {title}\n\n{text}\n\n{markdown_table(table)}\n")
 
 
 FLIP_COLUMNS = [
