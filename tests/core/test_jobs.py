@@ -94,3 +94,19 @@ def test_a_required_parameter_found_nowhere_names_the_rule_the_function_and_the_
     assert str(raised.value).endswith(
         "plain takes 'settings', but the rule has no params or wildcards named 'settings'"
     )
+
+
+def test_a_hand_made_job_of_namespaces_binds_alike():
+    job = SimpleNamespace(
+        rule="r",
+        input=SimpleNamespace(instances="i.parquet", verdicts=["v.parquet"]),
+        output=["r.parquet"],  # unnamed: found by no name
+        params=SimpleNamespace(registry="models.yaml", settings={}),
+        wildcards=SimpleNamespace(model="m"),
+    )
+    called = call_with_job(stage, job, target="t", requests_path="given.parquet")
+    assert called == {
+        **call_with_job(stage, JOB, target="t", requests_path="given.parquet", settings={}),
+        "verdicts_paths": ["v.parquet"],
+        "model": "m",
+    }

@@ -21,19 +21,28 @@ def _places(name: str) -> tuple[str, tuple[str, ...]]:
     return name, ("params", "wildcards")
 
 
+def _names(fields):
+    """The names of a job's field: a Snakemake named list's, a hand-made namespace's, none of a
+    plain list."""
+    if hasattr(fields, "keys"):
+        return fields.keys()
+    return vars(fields) if hasattr(fields, "__dict__") else ()
+
+
 def _bound(job, name: str):
     """The value of the parameter ``name`` in ``job``, or _MISSING."""
     field, kinds = _places(name)
     for kind in kinds:
         fields = getattr(job, kind)
-        if field in fields.keys():
+        if field in _names(fields):
             value = getattr(fields, field)
             return list(value) if name.endswith("_paths") else value
     return _MISSING
 
 
 def call_with_job(function, job, **given):
-    """Call ``function`` with the fields of the Snakemake job ``job``, bound by name:
+    """Call ``function`` with the fields of the Snakemake job ``job`` (or a hand-made one of
+    namespaces), bound by name:
 
     - a parameter ``<name>_path`` takes the rule's named input ``<name>``, else its named output
       ``<name>``, else its param ``<name>`` (a path the config gives, as ``registry``);
