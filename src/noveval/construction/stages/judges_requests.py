@@ -7,6 +7,7 @@ import logging
 
 from noveval.construction import judge_calls, selection
 from noveval.core.files import read_json
+from noveval.core.jobs import call_with_job
 from noveval.inference.requests import RequestsTarget, write_requests
 
 log = logging.getLogger(__name__)
@@ -33,9 +34,4 @@ def stage_requests(
 
 def run(job) -> None:
     """One job of rule construction_judges_requests."""
-    stage_requests(
-        RequestsTarget.of_job(job),
-        stage=job.wildcards.stage,
-        source_path=job.input.source,
-        upstream_root=job.params.upstream_root,
-    )
+    call_with_job(stage_requests, job, target=RequestsTarget.of_job(job))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from noveval.construction import extraction
 from noveval.construction.validation import labelled_sentences
+from noveval.core.jobs import call_with_job
 from noveval.inference.requests import RequestsTarget, write_requests
 
 
@@ -20,9 +21,4 @@ def validation_requests(
 
 def run(job) -> None:
     """One job of rule construction_novbench_extraction_requests."""
-    validation_requests(
-        RequestsTarget.of_job(job),
-        job.wildcards.prompt,
-        job.params.upstream_root,
-        job.params.labels,
-    )
+    call_with_job(validation_requests, job, target=RequestsTarget.of_job(job))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from noveval.construction import extraction
+from noveval.core.jobs import call_with_job
 from noveval.inference.batches import read_responses
 from noveval.inference.requests import RequestsTarget, write_requests
 
@@ -17,4 +18,4 @@ def step_requests(target: RequestsTarget, responses_path: str, upstream_root: st
 
 def run(job) -> None:
     """One job of rule construction_novbench_extraction_step_requests."""
-    step_requests(RequestsTarget.of_job(job), job.input.responses, job.params.upstream_root)
+    call_with_job(step_requests, job, target=RequestsTarget.of_job(job))

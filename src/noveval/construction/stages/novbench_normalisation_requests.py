@@ -9,6 +9,7 @@ import pandas as pd
 
 from noveval.construction import authors, records
 from noveval.core.files import write_table
+from noveval.core.jobs import call_with_job
 from noveval.inference.batches import read_responses
 from noveval.inference.requests import RequestsTarget, build_request, write_requests
 
@@ -58,12 +59,4 @@ def normalisation_requests(
 
 def run(job) -> None:
     """One job of rule construction_novbench_normalisation_requests."""
-    normalisation_requests(
-        RequestsTarget.of_job(job),
-        job.input.papers,
-        job.input.sentences,
-        job.input.responses,
-        job.params.upstream_root,
-        job.output.extracted,
-        job.output.skipped,
-    )
+    call_with_job(normalisation_requests, job, target=RequestsTarget.of_job(job))

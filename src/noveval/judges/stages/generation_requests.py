@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from noveval.core.jobs import call_with_job
 from noveval.inference.requests import RequestsTarget, write_requests
 from noveval.judges import generation, instances
 
@@ -22,8 +23,4 @@ def generation_requests(target: RequestsTarget, pairs_path: str, max_tokens: int
 
 def run(job) -> None:
     """One job of rule judges_generation_requests."""
-    generation_requests(
-        RequestsTarget.of_job(job),
-        pairs_path=job.input[0],
-        max_tokens=job.params.max_tokens,
-    )
+    call_with_job(generation_requests, job, target=RequestsTarget.of_job(job))

@@ -6,6 +6,7 @@ import logging
 
 import pandas as pd
 
+from noveval.core.jobs import call_with_job
 from noveval.inference.requests import RequestsTarget, write_requests
 from noveval.judges import instances
 from noveval.judges.authors import AuthorsPrompts
@@ -54,11 +55,4 @@ def requests(
 
 def run(job) -> None:
     """One job of rule judges_requests."""
-    requests(
-        RequestsTarget.of_job(job),
-        instances_path=job.input.instances,
-        change=job.wildcards.change,
-        settings=job.params.settings,
-        related_path=job.input.get("related"),
-        upstream_root=job.params.upstream_root,
-    )
+    call_with_job(requests, job, target=RequestsTarget.of_job(job))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from noveval.core.jobs import call_with_job
 from noveval.inference.requests import RequestsTarget, write_requests
 from noveval.judges import instances, rewrites
 
@@ -25,8 +26,4 @@ def rewrite_requests(target: RequestsTarget, instances_path: str, settings: dict
 
 def run(job) -> None:
     """One job of rule judges_rewrite_requests."""
-    rewrite_requests(
-        RequestsTarget.of_job(job),
-        instances_path=job.input[0],
-        settings=job.params.settings,
-    )
+    call_with_job(rewrite_requests, job, target=RequestsTarget.of_job(job))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from noveval.core.jobs import call_with_job
 from noveval.inference.requests import RequestsTarget, write_requests
 from noveval.judges import instances
 from noveval.judges.search_calls import search_calls, shown_ideas
@@ -30,9 +31,4 @@ def search_contribution_requests(
 
 def run(job) -> None:
     """One job of rule judges_search_contribution_requests."""
-    search_contribution_requests(
-        RequestsTarget.of_job(job),
-        instances_path=job.input.instances,
-        settings=job.params.settings,
-        upstream_root=job.params.upstream_root,
-    )
+    call_with_job(search_contribution_requests, job, target=RequestsTarget.of_job(job))

@@ -6,6 +6,7 @@ import logging
 
 import pandas as pd
 
+from noveval.core.jobs import call_with_job
 from noveval.inference.batches import read_responses
 from noveval.inference.requests import RequestsTarget, write_requests
 from noveval.judges import instances
@@ -46,11 +47,4 @@ def search_query_requests(
 
 def run(job) -> None:
     """One job of rule judges_search_query_requests."""
-    search_query_requests(
-        RequestsTarget.of_job(job),
-        instances_path=job.input.instances,
-        responses_path=job.input.responses,
-        responses_cell=job.params.cell,
-        settings=job.params.settings,
-        upstream_root=job.params.upstream_root,
-    )
+    call_with_job(search_query_requests, job, target=RequestsTarget.of_job(job))

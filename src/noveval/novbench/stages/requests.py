@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from noveval.core.jobs import call_with_job
 from noveval.inference.requests import RequestsTarget, write_requests
 from noveval.novbench import generation, records
 from noveval.novbench.decoding import generation_config_of
@@ -18,13 +19,14 @@ def generation_requests(
     strategy: str,
     settings: dict,
     upstream_root: str | None = None,
-    weights_manifests: list[str] = (),
+    weights_paths: list[str] = (),
     source_roots: dict[str, str] | None = None,
 ) -> None:
     """Chat requests of one grid cell (``settings['prompts']``: builtin or authors;
-    ``weights_manifests``: the open model's, whose generation config paper mode follows)."""
+    ``weights_paths``: the open model's weights manifest, whose generation config paper mode
+    follows)."""
     spec = target.spec()
-    generation_config = generation_config_of(weights_manifests)
+    generation_config = generation_config_of(weights_paths)
     if generation_config is not None:
         log.info("%s: generation_config.json %s", target.model, generation_config)
     rows = generation.generation_requests(
@@ -44,13 +46,4 @@ def generation_requests(
 
 def run(job) -> None:
     """One job of rule novbench_requests."""
-    generation_requests(
-        RequestsTarget.of_job(job),
-        inputs_path=job.input.inputs,
-        papers_path=job.input.papers,
-        strategy=job.wildcards.strategy,
-        settings=job.params.settings,
-        upstream_root=job.params.upstream_root,
-        weights_manifests=list(job.input.weights),
-        source_roots=dict(job.params.source_roots),
-    )
+    call_with_job(generation_requests, job, target=RequestsTarget.of_job(job))
