@@ -12,6 +12,7 @@ from conftest import REPO, shared_file
 from snakemake.utils import update_config
 
 from noveval.core.registry import load_registry
+from noveval.inference.requests import RequestsTarget
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.grid.build import judges_grid
 from noveval.judges.grid.cells import (
@@ -342,10 +343,8 @@ def test_the_purpose_mechanism_cell_sends_what_it_sent_and_p4_on_plans_is_p4(tmp
         ("P4", "P4"),
     ]:
         out = tmp_path / f"{change}.parquet"
-        requests(
-            str(instances), change, spec.name, str(REPO / "config" / "models.yaml"),
-            decoding, settings, str(out), upstream_root=str(upstream),
-        )  # fmt: skip
+        target = RequestsTarget(spec.name, str(REPO / "config" / "models.yaml"), decoding, str(out))
+        requests(target, str(instances), change, settings, upstream_root=str(upstream))
         before = judge_requests(
             [instance],
             change=prompt,

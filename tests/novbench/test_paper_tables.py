@@ -20,7 +20,7 @@ from conftest import (
 )
 
 from noveval.core.published import published
-from noveval.inference.requests import RESPONSE_COLUMNS
+from noveval.inference.requests import RESPONSE_COLUMNS, RequestsTarget
 from noveval.novbench import confidence, paper_tables, paper_type, records
 from noveval.novbench.grid import Cell, NovBenchGrid
 from noveval.novbench.stages.paper_type_labels import classification_labels
@@ -116,9 +116,8 @@ def test_the_classifier_sends_the_authors_prompt_read_from_their_script(tmp_path
     decoding = {"max_tokens": 4096, "mode": "authors"}
     script = root / paper_type.CLASSIFIER_SCRIPT
     registry = REPO / "config" / "models.yaml"
-    classification_requests(
-        str(papers_path), str(script), "gpt-4o", str(registry), decoding, str(requests_path)
-    )
+    target = RequestsTarget("gpt-4o", str(registry), decoding, str(requests_path))
+    classification_requests(target, str(papers_path), str(script))
     (request,) = pd.read_parquet(requests_path).to_dict("records")
     (message,) = json.loads(request["messages"])
     assert request["item_id"] == "7" and message["role"] == "user"

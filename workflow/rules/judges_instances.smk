@@ -18,7 +18,7 @@ rule judges_instances:
         blocklist=JUDGE_BLOCKLIST,
         pairs=lambda wildcards: JUDGE_BLOCKLIST and JUDGES.blocklist_pairs(wildcards),
     output:
-        JUDGES_PATHS.instances(),
+        instances=JUDGES_PATHS.instances(),
     log:
         JUDGES_PATHS.log("instances"),
     wildcard_constraints:
@@ -47,7 +47,7 @@ rule judges_generated_instances:
         "../envs/noveval.yaml"
     params:
         code=stage_code("judges_generated_instances"),
-        cell=JUDGES.generation_cell(),
+        responses_cell=JUDGES.generation_cell(),
         upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
     script:
         "../scripts/stage.py"
@@ -107,7 +107,7 @@ if JUDGE_RETRIEVAL["search"] == "semantic_scholar":
                 RESULTS, wildcards.dataset, "search_queries"
             ),
         output:
-            JUDGES_PATHS.related(),
+            related=JUDGES_PATHS.related(),
         log:
             JUDGES_PATHS.log("related"),
         localrule: True
@@ -115,7 +115,9 @@ if JUDGE_RETRIEVAL["search"] == "semantic_scholar":
             "../envs/noveval.yaml"
         params:
             code=stage_code("judges_related"),
-            cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/search_queries",
+            responses_cell=lambda wildcards: (
+                f"{wildcards.format}/{wildcards.setup}/search_queries"
+            ),
             retrieval=config_slice(JUDGE_RETRIEVAL, "top_k", "cutoff"),
             semantic_scholar=config["literature"]["semantic_scholar"],
             cache_dir=f"{RESULTS}/literature/semantic_scholar",
@@ -133,7 +135,7 @@ else:
                 REGISTRY, [JUDGE_RETRIEVAL["encoder"]], RESULTS
             ),
         output:
-            JUDGES_PATHS.related(),
+            related=JUDGES_PATHS.related(),
         log:
             JUDGES_PATHS.log("related"),
         conda:

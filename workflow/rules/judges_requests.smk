@@ -11,7 +11,7 @@ SEARCH_SETTINGS = config_slice(
 
 rule judges_generation_requests:
     input:
-        JUDGES_PATHS.instances(format="pairwise", setup=JUDGES.base_setup),
+        pairs=JUDGES_PATHS.instances(format="pairwise", setup=JUDGES.base_setup),
     output:
         JUDGES_PATHS.generation_requests(JUDGES.base_setup),
     log:
@@ -30,7 +30,7 @@ rule judges_generation_requests:
 
 rule judges_rewrite_requests:
     input:
-        JUDGES_PATHS.instances(),
+        instances=JUDGES_PATHS.instances(),
     output:
         JUDGES_PATHS.step_requests("rewrite"),
     log:
@@ -93,7 +93,9 @@ rule judges_search_query_requests:
         "../envs/noveval.yaml"
     params:
         code=stage_code("judges_search_query_requests", data=("prompts/judges",)),
-        cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/search_contributions",
+        responses_cell=lambda wildcards: (
+            f"{wildcards.format}/{wildcards.setup}/search_contributions"
+        ),
         registry=config["registry"],
         decoding=config["decoding"],
         settings=SEARCH_SETTINGS,

@@ -68,8 +68,8 @@ rule judges_ai_scientist:
             AI_SCIENTIST_UPSTREAM if config["judges"]["prompts"] == "authors" else None
         ),
         semantic_scholar=config["literature"]["semantic_scholar"],
-        search_cache=f"{RESULTS}/literature/semantic_scholar",
-        journals=CACHE,
+        search_cache_dir=f"{RESULTS}/literature/semantic_scholar",
+        journal_dir=CACHE,
         model_entry=lambda wildcards: REGISTRY.model(wildcards.model).fingerprint(),
     script:
         "../scripts/stage.py"

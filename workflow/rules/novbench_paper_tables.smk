@@ -104,7 +104,7 @@ rule novbench_reviewer_confidence:
             REGISTRY, [config["novbench"]["scoring"]["coverage_encoder"]], RESULTS
         ),
     output:
-        report(
+        csv=report(
             NOVBENCH_LAYOUT.appendix_table(kind="review_confidence"),
             caption="../report/novbench_paper_tables.rst",
             category="NovBench",

@@ -7,14 +7,14 @@ from noveval.inference.weights import cache_dir, downloadable, lock_path, manife
 # lists what was downloaded. Inference jobs of the model take the manifest as input (weights_inputs).
 rule weights:
     output:
-        manifest_path(RESULTS, "{model}"),
+        manifest=manifest_path(RESULTS, "{model}"),
     log:
         f"{LOGS}/weights/{{model}}.log",
     localrule: True
     conda:
         "../envs/noveval.yaml"
     params:
-        reference=lambda wildcards: downloadable(REGISTRY, wildcards.model).reference,
+        repo_id=lambda wildcards: downloadable(REGISTRY, wildcards.model).reference,
         revision=lambda wildcards: downloadable(REGISTRY, wildcards.model).revision,
         cache=str(cache_dir(RESULTS)),
         allow_unpinned=config["weights"]["allow_unpinned"],

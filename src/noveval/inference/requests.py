@@ -6,12 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from noveval.core.files import write_table
-from noveval.core.registry import ModelSpec
+from noveval.core.registry import ModelSpec, load_registry
 
 # The call parameters a request row holds as they are sent (null: not sent).
 SAMPLING_COLUMNS = [
@@ -142,12 +143,21 @@ def write_requests(
     write_table(table, path)
 
 
-def requests_job_arguments(job) -> dict:
-    """What every requests stage takes from its Snakemake job: the model (its wildcard), the
-    registry, the cell's decoding and the requests table it writes (the job's first output)."""
-    return {
-        "model": job.wildcards.model,
-        "registry_path": job.params.registry,
-        "decoding": job.params.decoding,
-        "requests_path": job.output[0],
-    }
+@dataclass(frozen=True)
+class RequestsTarget:
+    """What every requests stage shares: the model (its name in the registry at
+    ``registry_path``), the decoding of its calls and the requests table it writes."""
+
+    model: str
+    registry_path: str
+    decoding: dict
+    requests_path: str
+
+    @classmethod
+    def of_job(cls, job) -> RequestsTarget:
+        """A Snakemake job's: its model wildcard, registry and decoding params, first output."""
+        return cls(job.wildcards.model, job.params.registry, job.params.decoding, job.output[0])
+
+    def spec(self) -> ModelSpec:
+        """The model's registry entry."""
+        return load_registry(self.registry_path).model(self.model)

@@ -208,7 +208,7 @@ def download(
     repo_id: str,
     revision: str | None,
     cache: str | Path,
-    manifest: str | Path,
+    manifest_path: str | Path,
     allow_unpinned: bool | str = False,
     lock: str | Path | None = None,
 ) -> dict:
@@ -264,7 +264,7 @@ def download(
         digests = {path: digest(listed[path]) for path in files}
         write_lock_entry(lock, model, repo_id, commit, digests)
         log.info("%s: locked at %s in %s", model, commit, lock)
-    write_bytes((json.dumps(record, indent=2) + "\n").encode("utf-8"), manifest)
+    write_bytes((json.dumps(record, indent=2) + "\n").encode("utf-8"), manifest_path)
     return record
 
 

@@ -1,4 +1,4 @@
-"""The assisted-search calls' shared parts: the prompts, the ideas shown, the decoding."""
+"""The assisted-search calls' shared parts: the ideas shown and how a step's calls are made."""
 
 from __future__ import annotations
 
@@ -6,15 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 
-
-def search_prompts(settings: dict, upstream_root: str | None):
-    """The assisted search's prompts: the authors' (``prompts: authors``) or ours."""
-    from noveval.core.upstream import UpstreamSource
-    from noveval.literature.assisted_search import AssistedSearchPrompts
-
-    if settings["prompts"] == "authors":
-        return AssistedSearchPrompts(UpstreamSource("judges", Path(upstream_root)))
-    return AssistedSearchPrompts()
+from noveval.core.upstream import UpstreamSource
+from noveval.inference.requests import RequestsTarget
+from noveval.judges.prompts import response_format
+from noveval.literature.assisted_search import AssistedSearchPrompts, SearchCalls
 
 
 def shown_ideas(table: pd.DataFrame) -> dict[str, str]:
@@ -26,14 +21,24 @@ def shown_ideas(table: pd.DataFrame) -> dict[str, str]:
     }
 
 
-def search_decoding(spec, decoding: dict, settings: dict, schema: dict):
-    """The decoding and answer constraint of an assisted-search call: the judges' budget; our
-    prompts' answers constrained by ``schema`` where the engine can. The budget is
-    ``retrieval.max_tokens``, else the judges' ``max_tokens``."""
-    from noveval.judges.prompts import response_format
-
-    constrained = settings["structured_output"] and settings["prompts"] != "authors"
+def search_calls(
+    target: RequestsTarget, settings: dict, upstream_root: str | None, schema: dict
+) -> SearchCalls:
+    """How a search step's calls are made: the authors' prompts (``prompts: authors``) or ours;
+    the judges' budget (``retrieval.max_tokens``, else the judges' ``max_tokens``); our prompts'
+    answers constrained by ``schema`` where the engine can."""
+    spec = target.spec()
+    authors = settings["prompts"] == "authors"
+    prompts = (
+        AssistedSearchPrompts(UpstreamSource("judges", Path(upstream_root)))
+        if authors
+        else AssistedSearchPrompts()
+    )
+    constrained = settings["structured_output"] and not authors
     budget = settings["retrieval"]["max_tokens"] or settings["max_tokens"]
-    return {**decoding, "max_tokens": budget}, (
-        response_format(spec, schema) if constrained else None
+    return SearchCalls(
+        prompts,
+        spec,
+        {**target.decoding, "max_tokens": budget},
+        response_format(spec, schema) if constrained else None,
     )

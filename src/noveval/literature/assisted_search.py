@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import date
 
 import jinja2
@@ -94,19 +95,27 @@ class AssistedSearchPrompts:
         )
 
 
+@dataclass(frozen=True)
+class SearchCalls:
+    """How a step's calls are made: its prompts, the model, the decoding and the answer's format
+    (``response_format``: a constraint for engines that take one, else None)."""
+
+    prompts: AssistedSearchPrompts
+    spec: ModelSpec
+    decoding: dict
+    response_format: dict | None = None
+
+    def request(self, key: str, messages: list[dict]) -> dict:
+        """The request row of idea ``key``'s call with ``messages``."""
+        return build_request(key, self.spec, messages, self.decoding, self.response_format)
+
+
 def contribution_requests(
-    ideas: dict[str, str],
-    prompts: AssistedSearchPrompts,
-    spec: ModelSpec,
-    decoding: dict,
-    max_contributions: int,
-    response_format: dict | None = None,
+    ideas: dict[str, str], calls: SearchCalls, max_contributions: int
 ) -> list[dict]:
     """One step-1 request per idea (``item_id``: the idea's key)."""
     return [
-        build_request(
-            key, spec, prompts.contributions(idea, max_contributions), decoding, response_format
-        )
+        calls.request(key, calls.prompts.contributions(idea, max_contributions))
         for key, idea in ideas.items()
     ]
 
@@ -129,21 +138,14 @@ def read_contributions(text: str | None) -> dict:
 
 
 def query_requests(
-    ideas: dict[str, str],
-    answers: dict[str, str | None],
-    prompts: AssistedSearchPrompts,
-    spec: ModelSpec,
-    decoding: dict,
-    n_queries: int,
-    response_format: dict | None = None,
+    ideas: dict[str, str], answers: dict[str, str | None], calls: SearchCalls, n_queries: int
 ) -> list[dict]:
     """One step-2 request per idea whose step-1 answer gave a contribution summary."""
     requests = []
     for key, idea in ideas.items():
         summary = contributions_summary(read_contributions(answers.get(key)))
         if summary:
-            messages = prompts.queries(idea, summary, n_queries)
-            requests.append(build_request(key, spec, messages, decoding, response_format))
+            requests.append(calls.request(key, calls.prompts.queries(idea, summary, n_queries)))
     return requests
 
 

@@ -6,6 +6,7 @@ import logging
 
 from noveval.construction import openreview_notes, selection
 from noveval.core.files import write_json
+from noveval.core.jobs import call_with_job
 from noveval.judges.authors import blocked_titles
 
 log = logging.getLogger(__name__)
@@ -36,10 +37,4 @@ def candidates(
 
 def run(job) -> None:
     """One job of rule construction_judges_candidates."""
-    candidates(
-        notes_path=job.input.notes,
-        upstream_root=job.params.upstream_root,
-        rules=job.params.rules,
-        candidates_path=job.output.candidates,
-        skipped_path=job.output.skipped,
-    )
+    call_with_job(candidates, job)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from noveval.construction import judge_calls, openreview_notes, selection
 from noveval.core.files import read_json, write_json
+from noveval.core.jobs import call_with_job
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +38,4 @@ def labels(
 
 def run(job) -> None:
     """One job of rule construction_judges_labels."""
-    labels(
-        candidates_path=job.input.candidates,
-        responses_path=job.input.responses,
-        rules=job.params.rules,
-        labelled_path=job.output.labelled,
-        skipped_path=job.output.skipped,
-    )
+    call_with_job(labels, job)

@@ -7,8 +7,8 @@ import logging
 
 from noveval.construction import judge_calls, selection
 from noveval.core.files import read_json
-from noveval.core.registry import load_registry
-from noveval.inference.requests import requests_job_arguments, write_requests
+from noveval.core.jobs import call_with_job
+from noveval.inference.requests import RequestsTarget, write_requests
 
 log = logging.getLogger(__name__)
 
@@ -21,29 +21,17 @@ STAGE_REQUESTS = {
 
 
 def stage_requests(
-    stage: str,
-    source_path: str,
-    upstream_root: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
-    requests_path: str,
+    target: RequestsTarget, stage: str, source_path: str, upstream_root: str
 ) -> None:
     """One construction step's requests: the candidates' reviews (signals), the labelled papers'
     abstracts (strip) or one idea per D₊ paper's area (generation)."""
     papers = read_json(source_path)
     if stage == "generation":
         papers = [paper for paper in papers if paper["pool"] == selection.POSITIVE]
-    spec = load_registry(registry_path).model(model)
-    rows = STAGE_REQUESTS[stage](papers, upstream_root, spec, decoding)
-    write_requests(rows, requests_path, log, f"{model} {stage}")
+    rows = STAGE_REQUESTS[stage](papers, upstream_root, target.spec(), target.decoding)
+    write_requests(rows, target.requests_path, log, f"{target.model} {stage}")
 
 
 def run(job) -> None:
     """One job of rule construction_judges_requests."""
-    stage_requests(
-        **requests_job_arguments(job),
-        stage=job.wildcards.stage,
-        source_path=job.input.source,
-        upstream_root=job.params.upstream_root,
-    )
+    call_with_job(stage_requests, job, target=RequestsTarget.of_job(job))

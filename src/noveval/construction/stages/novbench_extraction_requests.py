@@ -5,34 +5,20 @@ from __future__ import annotations
 
 from noveval.construction import extraction
 from noveval.construction.validation import labelled_sentences
-from noveval.core.registry import load_registry
-from noveval.inference.requests import write_requests
+from noveval.core.jobs import call_with_job
+from noveval.inference.requests import RequestsTarget, write_requests
 
 
 def validation_requests(
-    prompt: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
-    upstream_root: str,
-    labels: dict,
-    requests_path: str,
+    target: RequestsTarget, prompt: str, upstream_root: str, labels: dict
 ) -> None:
     """The first-round requests of one validated prompt on its labelled sentences."""
-    spec = load_registry(registry_path).model(model)
+    spec = target.spec()
     sentences = labelled_sentences(prompt, labels)
-    rows = extraction.prompt_requests(sentences, prompt, spec, decoding, upstream_root)
-    write_requests(rows, requests_path)
+    rows = extraction.prompt_requests(sentences, prompt, spec, target.decoding, upstream_root)
+    write_requests(rows, target.requests_path)
 
 
 def run(job) -> None:
     """One job of rule construction_novbench_extraction_requests."""
-    validation_requests(
-        job.wildcards.prompt,
-        job.wildcards.model,
-        job.params.registry,
-        job.params.decoding,
-        job.params.upstream_root,
-        job.params.labels,
-        job.output[0],
-    )
+    call_with_job(validation_requests, job, target=RequestsTarget.of_job(job))

@@ -3,33 +3,19 @@
 from __future__ import annotations
 
 from noveval.construction import extraction
-from noveval.core.registry import load_registry
+from noveval.core.jobs import call_with_job
 from noveval.inference.batches import read_responses
-from noveval.inference.requests import write_requests
+from noveval.inference.requests import RequestsTarget, write_requests
 
 
-def step_requests(
-    responses_path: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
-    upstream_root: str,
-    requests_path: str,
-) -> None:
+def step_requests(target: RequestsTarget, responses_path: str, upstream_root: str) -> None:
     """The second calls of the step prompt, from the answers of its first."""
-    spec = load_registry(registry_path).model(model)
+    spec = target.spec()
     first = read_responses(responses_path, "step")
-    rows = extraction.step_decision_requests(first, spec, decoding, upstream_root)
-    write_requests(rows, requests_path)
+    rows = extraction.step_decision_requests(first, spec, target.decoding, upstream_root)
+    write_requests(rows, target.requests_path)
 
 
 def run(job) -> None:
     """One job of rule construction_novbench_extraction_step_requests."""
-    step_requests(
-        job.input.responses,
-        job.wildcards.model,
-        job.params.registry,
-        job.params.decoding,
-        job.params.upstream_root,
-        job.output[0],
-    )
+    call_with_job(step_requests, job, target=RequestsTarget.of_job(job))

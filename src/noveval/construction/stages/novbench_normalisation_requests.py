@@ -9,22 +9,19 @@ import pandas as pd
 
 from noveval.construction import authors, records
 from noveval.core.files import write_table
-from noveval.core.registry import load_registry
+from noveval.core.jobs import call_with_job
 from noveval.inference.batches import read_responses
-from noveval.inference.requests import build_request, write_requests
+from noveval.inference.requests import RequestsTarget, build_request, write_requests
 
 log = logging.getLogger(__name__)
 
 
 def normalisation_requests(
+    target: RequestsTarget,
     papers_path: str,
     sentences_path: str,
     responses_path: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
     upstream_root: str,
-    requests_path: str,
     extracted_path: str,
     skipped_path: str,
 ) -> None:
@@ -41,7 +38,7 @@ def normalisation_requests(
     if unanswered:
         log.warning("%d sentence calls failed; their sentences count as not novelty", unanswered)
     extracted, skipped = records.normalisation_inputs(pd.read_parquet(papers_path), marked)
-    spec = load_registry(registry_path).model(model)
+    spec = target.spec()
     template = authors.template(upstream_root, "normalisation")
     rows = [
         build_request(
@@ -50,27 +47,16 @@ def normalisation_requests(
             messages=[
                 {"role": "user", "content": template.render(reviews=list(paper["review_novelty"]))}
             ],
-            decoding=decoding,
+            decoding=target.decoding,
         )
         for paper in extracted.to_dict("records")
     ]
     log.info("%d papers to normalise, %d left out", len(rows), len(skipped))
     write_table(extracted, extracted_path)
     write_table(skipped, skipped_path)
-    write_requests(rows, requests_path)
+    write_requests(rows, target.requests_path)
 
 
 def run(job) -> None:
     """One job of rule construction_novbench_normalisation_requests."""
-    normalisation_requests(
-        job.input.papers,
-        job.input.sentences,
-        job.input.responses,
-        job.wildcards.model,
-        job.params.registry,
-        job.params.decoding,
-        job.params.upstream_root,
-        job.output.requests,
-        job.output.extracted,
-        job.output.skipped,
-    )
+    call_with_job(normalisation_requests, job, target=RequestsTarget.of_job(job))

@@ -7,8 +7,7 @@ import logging
 import pandas as pd
 
 from noveval.construction import extraction, records
-from noveval.core.registry import load_registry
-from noveval.inference.requests import write_requests
+from noveval.inference.requests import RequestsTarget, write_requests
 
 log = logging.getLogger(__name__)
 
@@ -21,41 +20,31 @@ PER_OCCURRENCE, PER_PROMPT = "per_occurrence", "per_prompt"  # construction.novb
 
 
 def sentence_requests(
-    sentences_path: str,
-    kind: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
-    upstream_root: str,
-    calls: str,
-    requests_path: str,
+    target: RequestsTarget, sentences_path: str, kind: str, upstream_root: str, calls: str
 ) -> None:
     """Requests labelling each sentence of ``kind`` (introduction or review): one call per
     occurrence of a sentence (``calls``: ``per_occurrence``, as the authors asked) or one per
     distinct prompt (``per_prompt``)."""
-    spec = load_registry(registry_path).model(model)
+    spec = target.spec()
     sentences = pd.read_parquet(sentences_path)
     chosen = sentences[sentences["kind"] == kind]
     rows = extraction.prompt_requests(
         chosen,
         CONSTRUCTION_PROMPTS[kind],
         spec,
-        decoding,
+        target.decoding,
         upstream_root,
         per_occurrence=calls == PER_OCCURRENCE,
     )
-    write_requests(rows, requests_path, log, model, f"{kind} sentences")
+    write_requests(rows, target.requests_path, log, target.model, f"{kind} sentences")
 
 
 def run(job) -> None:
     """One job of rule construction_novbench_sentence_requests."""
     sentence_requests(
+        RequestsTarget.of_job(job),
         job.input.sentences,
         job.wildcards.kind,
-        job.wildcards.model,
-        job.params.registry,
-        job.params.decoding,
         job.params.upstream_root,
         job.params.calls,
-        job.output[0],
     )

@@ -3,6 +3,7 @@ transcript of their rounds."""
 
 from __future__ import annotations
 
+from noveval.core.jobs import call_with_job
 from noveval.judges.grid.cells import STANDARD
 from noveval.judges.systems.ai_scientist import AIScientist, Prompts
 from noveval.judges.systems.base import run_system
@@ -22,7 +23,7 @@ def ai_scientist_check(
     transcript_path: str,
     log_path: str,
     upstream_roots: dict[str, str] | None = None,
-    weights_manifests: list[str] = (),
+    weights_paths: list[str] = (),
     budget: dict | None = None,
 ) -> None:
     """One AI-Scientist cell (``cell``: dataset, model, setup, change): each idea's loop of
@@ -51,7 +52,7 @@ def ai_scientist_check(
         transcript_path,
         log_path,
         settings["all_failed"],
-        weights_manifests,
+        weights_paths,
         budget,
     )
 
@@ -59,25 +60,16 @@ def ai_scientist_check(
 def run(job) -> None:
     """One job of rule judges_ai_scientist."""
     wildcards = job.wildcards
-    ai_scientist_check(
-        instances_path=job.input.instances,
+    call_with_job(
+        ai_scientist_check,
+        job,
         cell={
             "dataset": wildcards.dataset,
             "model": wildcards.model,
             "setup": wildcards.setup,
             "change": "ai_scientist",
         },
-        registry_path=job.params.registry,
-        decoding=job.params.decoding,
-        settings=job.params.settings,
         inference=job.config["inference"],
-        semantic_scholar=job.params.semantic_scholar,
-        search_cache_dir=job.params.search_cache,
-        journal_dir=job.params.journals,
-        verdicts_path=job.output.verdicts,
-        transcript_path=job.output.transcript,
         log_path=job.log[0],
-        upstream_roots=job.params.upstream_roots,
-        weights_manifests=list(job.input.weights),
         budget=job.config.get("budget"),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from noveval.core.jobs import call_with_job
 from noveval.inference.batches import read_responses
 from noveval.judges import generation, instances
 from noveval.judges.authors import blocklisted
@@ -26,12 +27,4 @@ def generated_instances(
 
 def run(job) -> None:
     """One job of rule judges_generated_instances."""
-    generated_instances(
-        job.input.pairs,
-        job.input.responses,
-        job.params.cell,
-        f"generated-{job.wildcards.generator}",
-        job.output.pairwise,
-        job.output.pointwise,
-        upstream_root=job.params.upstream_root,
-    )
+    call_with_job(generated_instances, job, setup=f"generated-{job.wildcards.generator}")

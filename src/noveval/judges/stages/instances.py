@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from noveval.core.jobs import call_with_job
 from noveval.judges import instances
 from noveval.judges.authors import blocklisted
 
@@ -12,22 +13,18 @@ def load_instances(
     format: str,
     instances_path: str,
     upstream_root: str | None = None,
-    pairs_path: str | None = None,
+    pairs_paths: list[str] = (),
 ) -> None:
     """Release YAML → instances table (without blocked papers where ``upstream_root`` is set;
-    a pointwise file's blocked partners are found in the setup's pairwise file ``pairs_path``)."""
+    a pointwise file's blocked partners are found in the setup's pairwise file, the one of
+    ``pairs_paths`` (none without a blocklist))."""
     table = instances.load_release(release_path, setup, format)
-    pairs = instances.load_release(pairs_path, setup, "pairwise") if pairs_path else None
-    instances.write_instances(blocklisted(table, upstream_root, pairs), instances_path)
+    pairs = [instances.load_release(path, setup, "pairwise") for path in pairs_paths]
+    instances.write_instances(
+        blocklisted(table, upstream_root, pairs[0] if pairs else None), instances_path
+    )
 
 
 def run(job) -> None:
     """One job of rule judges_instances."""
-    load_instances(
-        job.input.release,
-        job.wildcards.setup,
-        job.wildcards.format,
-        job.output[0],
-        upstream_root=job.params.upstream_root,
-        pairs_path=next(iter(job.input.get("pairs", [])), None),  # a list of one or none
-    )
+    call_with_job(load_instances, job)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from noveval.core.files import read_tables, write_table
+from noveval.core.jobs import call_with_job
 from noveval.judges.systems.compute import Compute
 
 
@@ -40,12 +41,4 @@ def metrics(
 
 def run(job) -> None:
     """One job of rule judges_metrics."""
-    metrics(
-        list(job.input.verdicts),
-        job.wildcards.format,
-        job.params.bootstrap,
-        job.output.parquet,
-        job.output.csv,
-        substitutes=job.params.substitutes,
-        compute=job.params.compute,
-    )
+    call_with_job(metrics, job)

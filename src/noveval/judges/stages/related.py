@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.core.files import write_table
+from noveval.core.jobs import call_with_job
 from noveval.core.registry import load_registry
 from noveval.inference.batches import read_responses
 from noveval.inference.weights import use_offline
@@ -24,11 +25,11 @@ def related_work(
     registry_path: str,
     top_k: int,
     related_path: str,
-    weights_manifests: list[str] = (),
+    weights_paths: list[str] = (),
 ) -> None:
     """The top-k related abstracts per idea from the retrieval corpus; a hub encoder loads from
-    its snapshot of ``weights_manifests`` (rule weights), with the hub off."""
-    located = use_offline(weights_manifests)
+    its snapshot of ``weights_paths`` (rule weights' manifests), with the hub off."""
+    located = use_offline(weights_paths)
     from noveval.judges import retrieval
 
     reference = load_registry(registry_path).encoder(encoder)
@@ -97,24 +98,4 @@ def searched_related_work(
 def run(job) -> None:
     """One job of rule judges_related: the searched variant where the rule has query answers
     (judges.retrieval.search: semantic_scholar), else the corpus encoder's top k."""
-    if "queries" in job.input.keys():
-        searched_related_work(
-            instances_path=job.input.instances,
-            queries_path=job.input.queries,
-            responses_path=job.input.responses,
-            responses_cell=job.params.cell,
-            retrieval=job.params.retrieval,
-            semantic_scholar=job.params.semantic_scholar,
-            cache_dir=job.params.cache_dir,
-            related_path=job.output[0],
-        )
-    else:
-        related_work(
-            instances_path=job.input.instances,
-            corpus_path=job.input.corpus,
-            encoder=job.params.encoder,
-            registry_path=job.params.registry,
-            top_k=job.params.top_k,
-            related_path=job.output[0],
-            weights_manifests=list(job.input.get("weights", [])),
-        )
+    call_with_job(searched_related_work if "queries" in job.input.keys() else related_work, job)

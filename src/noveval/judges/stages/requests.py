@@ -6,8 +6,8 @@ import logging
 
 import pandas as pd
 
-from noveval.core.registry import load_registry
-from noveval.inference.requests import requests_job_arguments, write_requests
+from noveval.core.jobs import call_with_job
+from noveval.inference.requests import RequestsTarget, write_requests
 from noveval.judges import instances
 from noveval.judges.authors import AuthorsPrompts
 from noveval.judges.prompts import calls_of, judge_requests
@@ -16,13 +16,10 @@ log = logging.getLogger(__name__)
 
 
 def requests(
+    target: RequestsTarget,
     instances_path: str,
     change: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
     settings: dict,
-    requests_path: str,
     related_path: str | None = None,
     upstream_root: str | None = None,
 ) -> None:
@@ -32,7 +29,7 @@ def requests(
 
     ``settings['prompts'] == 'authors'`` renders the authors' prompts from ``upstream_root``.
     """
-    spec = load_registry(registry_path).model(model)
+    spec = target.spec()
     authors = AuthorsPrompts(upstream_root) if settings["prompts"] == "authors" else None
     related = None
     if related_path:
@@ -44,7 +41,7 @@ def requests(
         instances.read_instances(instances_path).to_dict("records"),
         change=change,
         spec=spec,
-        decoding={**decoding, "max_tokens": settings["max_tokens"]},
+        decoding={**target.decoding, "max_tokens": settings["max_tokens"]},
         calls=calls_of(change, settings["calls"], settings["calls_by_change"]),
         structured_output=settings["structured_output"],
         reasoning_chars=settings["reasoning_chars"],
@@ -53,16 +50,9 @@ def requests(
         prompt_caching=settings["prompt_caching"],
         reasoning_summary=settings["reasoning_summary"],
     )
-    write_requests(rows, requests_path, log, f"{model}/{change}", "calls")
+    write_requests(rows, target.requests_path, log, f"{target.model}/{change}", "calls")
 
 
 def run(job) -> None:
     """One job of rule judges_requests."""
-    requests(
-        **requests_job_arguments(job),
-        instances_path=job.input.instances,
-        change=job.wildcards.change,
-        settings=job.params.settings,
-        related_path=job.input.get("related"),
-        upstream_root=job.params.upstream_root,
-    )
+    call_with_job(requests, job, target=RequestsTarget.of_job(job))

@@ -4,37 +4,26 @@ from __future__ import annotations
 
 import logging
 
-from noveval.core.registry import load_registry
-from noveval.inference.requests import requests_job_arguments, write_requests
+from noveval.core.jobs import call_with_job
+from noveval.inference.requests import RequestsTarget, write_requests
 from noveval.judges import instances, rewrites
 
 log = logging.getLogger(__name__)
 
 
-def rewrite_requests(
-    instances_path: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
-    settings: dict,
-    requests_path: str,
-) -> None:
+def rewrite_requests(target: RequestsTarget, instances_path: str, settings: dict) -> None:
     """One rewrite request per idea: the purpose-mechanism form of a setup's ideas."""
-    spec = load_registry(registry_path).model(model)
+    spec = target.spec()
     table = instances.read_instances(instances_path)
     rows = rewrites.rewrite_requests(
         table,
         spec,
-        {**decoding, "max_tokens": settings["rewrite_max_tokens"]},
+        {**target.decoding, "max_tokens": settings["rewrite_max_tokens"]},
         settings["structured_output"],
     )
-    write_requests(rows, requests_path, log, model, "rewrites")
+    write_requests(rows, target.requests_path, log, target.model, "rewrites")
 
 
 def run(job) -> None:
     """One job of rule judges_rewrite_requests."""
-    rewrite_requests(
-        **requests_job_arguments(job),
-        instances_path=job.input[0],
-        settings=job.params.settings,
-    )
+    call_with_job(rewrite_requests, job, target=RequestsTarget.of_job(job))

@@ -6,42 +6,34 @@ import logging
 
 import pandas as pd
 
-from noveval.core.registry import load_registry
+from noveval.core.jobs import call_with_job
 from noveval.inference.batches import read_responses
-from noveval.inference.requests import requests_job_arguments, write_requests
+from noveval.inference.requests import RequestsTarget, write_requests
 from noveval.judges import instances
-from noveval.judges.search_calls import search_decoding, search_prompts, shown_ideas
+from noveval.judges.search_calls import search_calls, shown_ideas
 
 log = logging.getLogger(__name__)
 
 
 def search_query_requests(
+    target: RequestsTarget,
     instances_path: str,
     responses_path: str,
     responses_cell: str,
-    model: str,
-    registry_path: str,
-    decoding: dict,
     settings: dict,
-    requests_path: str,
     upstream_root: str | None = None,
 ) -> None:
     """Step 2: one query-writing request per idea whose contributions could be read."""
     from noveval.literature import assisted_search
 
-    spec = load_registry(registry_path).model(model)
     ideas = shown_ideas(instances.read_instances(instances_path))
     answers = read_responses(responses_path, responses_cell)
     texts = {row.item_id: row.text for row in answers.itertuples() if pd.isna(row.error)}
-    call, constraint = search_decoding(spec, decoding, settings, assisted_search.QUERIES_SCHEMA)
     rows = assisted_search.query_requests(
         ideas,
         texts,
-        search_prompts(settings, upstream_root),
-        spec,
-        call,
+        search_calls(target, settings, upstream_root, assisted_search.QUERIES_SCHEMA),
         settings["retrieval"]["n_queries"],
-        constraint,
     )
     if len(rows) < len(ideas):
         log.warning(
@@ -50,16 +42,9 @@ def search_query_requests(
             len(ideas) - len(rows),
             len(ideas),
         )
-    write_requests(rows, requests_path)
+    write_requests(rows, target.requests_path)
 
 
 def run(job) -> None:
     """One job of rule judges_search_query_requests."""
-    search_query_requests(
-        **requests_job_arguments(job),
-        instances_path=job.input.instances,
-        responses_path=job.input.responses,
-        responses_cell=job.params.cell,
-        settings=job.params.settings,
-        upstream_root=job.params.upstream_root,
-    )
+    call_with_job(search_query_requests, job, target=RequestsTarget.of_job(job))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.core.assets import file_digest
+from noveval.core.jobs import call_with_job
 from noveval.core.registry import load_registry
 from noveval.inference.weights import use_offline
 from noveval.novbench import confidence
@@ -19,13 +20,13 @@ def reviewer_confidence_table(
     encoder: str,
     registry_path: str,
     csv_path: str,
-    weights_manifests: list[str] = (),
+    weights_paths: list[str] = (),
 ) -> None:
     """Table 8: each cell's mean similarity to the high- and low-confidence reviews, with the
     confidence file's SHA-256 (``annotations_sha256``; responses paths name their model, as
     ``.../<model>/responses/cells.parquet``). A hub encoder loads from its snapshot of
-    ``weights_manifests`` (rule weights), with the hub off."""
-    located = use_offline(weights_manifests)
+    ``weights_paths`` (rule weights' manifests), with the hub off."""
+    located = use_offline(weights_paths)
     from noveval.inference.encoders import SentenceEncoder
 
     outputs = []
@@ -58,11 +59,4 @@ def reviewer_confidence_table(
 
 def run(job) -> None:
     """One job of rule novbench_reviewer_confidence."""
-    reviewer_confidence_table(
-        list(job.input.responses),
-        job.input.pairs,
-        job.params.encoder,
-        job.params.registry,
-        job.output[0],
-        list(job.input.get("weights", [])),
-    )
+    call_with_job(reviewer_confidence_table, job)
