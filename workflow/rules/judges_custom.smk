@@ -50,7 +50,7 @@ rule judges_custom_verdicts:
     params:
         code=stage_code("judges_custom_verdicts"),
         entry=lambda wildcards: CUSTOM_JUDGES[wildcards.judge],
-        cell=lambda wildcards: (
+        responses_cell=lambda wildcards: (
             f"custom/{wildcards.judge}/{wildcards.format}/{wildcards.setup}/"
             f"{wildcards.ideas}/{wildcards.wording}/{wildcards.change}"
         ),

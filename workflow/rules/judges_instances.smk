@@ -70,7 +70,7 @@ rule judges_ideation_instances:
         "../envs/noveval.yaml"
     params:
         code=stage_code("judges_ideation_instances"),
-        cell=JUDGES.generation_cell(),
+        responses_cell=JUDGES.generation_cell(),
     script:
         "../scripts/stage.py"
 
@@ -89,7 +89,7 @@ rule judges_rewritten_instances:
         "../envs/noveval.yaml"
     params:
         code=stage_code("judges_rewritten_instances"),
-        cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/rewrite",
+        responses_cell=lambda wildcards: f"{wildcards.format}/{wildcards.setup}/rewrite",
         upstream_root=JUDGE_UPSTREAM if JUDGE_BLOCKLIST else None,
     script:
         "../scripts/stage.py"

@@ -22,7 +22,7 @@ rule judges_verdicts:
         "../envs/noveval.yaml"
     params:
         code=stage_code("judges_verdicts"),
-        cell=JUDGES.response_cell,
+        responses_cell=JUDGES.response_cell,
         protocol=config_slice(
             config["judges"], "prompts", "no_aggregation", "even_split", "all_failed"
         ),

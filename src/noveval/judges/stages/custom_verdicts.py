@@ -37,7 +37,7 @@ def run(job) -> None:
         {"instances": job.input.instances, "responses": job.input.responses},
         job.wildcards.judge,
         job.params.entry,
-        job.params.cell,
+        job.params.responses_cell,
         job.params.rules,
         {"calls": job.output.calls, "verdicts": job.output.verdicts},
     )

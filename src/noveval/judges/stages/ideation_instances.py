@@ -33,6 +33,6 @@ def run(job) -> None:
         job.input.pairs,
         (job.wildcards.stronger, job.input.stronger),
         (job.wildcards.weaker, job.input.weaker),
-        job.params.cell,
+        job.params.responses_cell,
         job.output[0],
     )

@@ -41,7 +41,7 @@ def run(job) -> None:
         release_path=job.input.get("release"),
         instances_path=job.input.get("instances"),
         responses_path=job.input.get("responses"),
-        responses_cell=job.params.cell,
+        responses_cell=job.params.responses_cell,
         upstream_root=job.params.upstream_root,
         pairs_path=next(iter(job.input.get("pairs", [])), None),  # a list of one or none
     )

@@ -58,7 +58,7 @@ def run(job) -> None:
     verdicts(
         job.input.instances,
         job.input.responses,
-        job.params.cell,
+        job.params.responses_cell,
         {
             "model": wildcards.model,
             "setup": wildcards.setup,
