@@ -196,8 +196,8 @@ def test_one_strip_reasoning_for_both_tracks(text, expected):
 
 def test_reasoning_before_a_stray_closing_tag_is_no_answer():
     reasoning = 'Maybe {"novelty": 1}? Positive Novelty Evaluations\n- a draft item\n</think>'
-    assert verdicts.parse_verdict(reasoning + "I cannot decide.", "pointwise") is None
-    assert verdicts.parse_verdict(reasoning + '{"novelty": 0}', "pointwise") == 0
+    assert verdicts.parse_json_verdict(reasoning + "I cannot decide.", "pointwise") is None
+    assert verdicts.parse_json_verdict(reasoning + '{"novelty": 0}', "pointwise") == 0
     assert parse_evaluation(reasoning).empty
     parsed = parse_evaluation(reasoning + "\nNegative Novelty Evaluations\n- the final item")
     assert parsed.texts == ["the final item"]

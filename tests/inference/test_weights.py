@@ -38,9 +38,8 @@ from noveval.inference.weights import (
 from noveval.novbench import tables
 from noveval.novbench.tables import SCORERS
 from noveval.planning.table import weights_table
-from noveval.reproduction import report
-from noveval.reproduction.conditions import flat
-from noveval.reproduction.novbench import novbench_conditions
+from noveval.reproduction.conditions import Conditions, flat
+from noveval.reproduction.novbench import novbench_run_conditions
 
 REPO_ID = "noveval-test/tiny-llm"
 GATED_ID = "noveval-test/gated-llm"
@@ -306,18 +305,16 @@ def test_an_unpinned_model_is_locked_at_its_first_download_and_stays_there(
     assert check.ok and f"locked: qwen3-8b@{COMMIT[:12]}" in check.detail
 
     # the commit in the reproduction report's conditions and in the NovBench table's notes
-    basis = report.with_commits(
-        {"run": {"novbench": {"weights": {}}}, "paper": {}}, [str(manifest)]
-    )
-    assert basis["run"]["novbench"]["weights"] == {"qwen3-8b": COMMIT}
+    conditions = Conditions({"novbench": {"weights": {}}}, {}, {}).with_weights([str(manifest)])
+    assert conditions.run["novbench"]["weights"] == {"qwen3-8b": COMMIT}
     row = SimpleNamespace(
         model="qwen3-8b", metric="dist_acc", dataset="emnlp2023", strategy="zero",
         perturbation="none",
     )  # fmt: skip
-    settings = {**basis["run"]["novbench"], "prompts": "authors", "decoding": {}, "models": {}}
-    settings["settings"] = {}
+    run = {**conditions.run["novbench"], "prompts": "authors", "decoding": {}, "models": {}}
+    run["settings"] = {}
     table = pd.DataFrame([{"model": "human", "n_papers": 3}])
-    found = novbench_conditions(row, settings, table, {}, "0" * 64)
+    found = novbench_run_conditions(row, run, table, {}, "0" * 64)
     assert flat(found)["weights.commit"] == COMMIT
     summary = pd.DataFrame(
         [{"model": "qwen3-8b", "strategy": "zero", "perturbation": "none", "relevance": 3.4}]

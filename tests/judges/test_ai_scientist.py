@@ -58,7 +58,7 @@ from noveval.literature.semantic_scholar import SemanticScholar
 from noveval.planning.judges import judges_workloads
 from noveval.planning.literature import ai_scientist_searches
 from noveval.planning.table import plan_table
-from noveval.reproduction.conditions import conditions, paper_conditions
+from noveval.reproduction.conditions import Conditions, config_conditions, paper_conditions
 from noveval.reproduction.judges import judges_row
 from noveval.reproduction.targets import configured
 
@@ -362,12 +362,12 @@ def test_its_published_rows_are_compared_but_never_as_equal():
         config_schema(),
         REPO / "config" / "models.yaml",
     )
-    ours = conditions(config, REGISTRY)
-    assert ours["judges"]["ai_scientist"] | {"search": None} == {
+    run = config_conditions(config, REGISTRY)
+    assert run["judges"]["ai_scientist"] | {"search": None} == {
         "rounds": 10, "effort": "high", "cutoff": "2025-03-01", "search": None,
     }  # fmt: skip
-    basis = {"run": ours, "paper": paper, "limits": {"max_empty_share": 1, "max_failed_share": 1}}
-    result = judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, basis)
+    conditions = Conditions(run, paper, {"max_empty_share": 1, "max_failed_share": 1})
+    result = judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, conditions)
     assert result["verdict"] == "not comparable"
     assert "ai_scientist.search" in result["reason"] and "authors' run" in result["reason"]
 

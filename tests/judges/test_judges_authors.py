@@ -18,7 +18,12 @@ from conftest import REPO, shared_file
 from scipy.stats import bootstrap
 
 from noveval.core.registry import load_registry
-from noveval.judges.authors import AuthorsPrompts, apply_blocklist, blocked_titles, parse_verdict
+from noveval.judges.authors import (
+    AuthorsPrompts,
+    apply_blocklist,
+    blocked_titles,
+    parse_authors_verdict,
+)
 from noveval.judges.instances import load_release
 from noveval.judges.prompts import calls_of, judge_requests
 from noveval.judges.statistics.aggregation import FAILED, TIE, Rules, aggregate, sub_runs
@@ -169,7 +174,7 @@ def test_a_tampered_upstream_file_is_refused(upstream, tmp_path):
     ],
 )
 def test_their_verdict_semantics(text, format, vote):
-    assert parse_verdict(text, format) == vote
+    assert parse_authors_verdict(text, format) == vote
 
 
 def _instances(format, titles_by_key):

@@ -29,7 +29,7 @@ from noveval.judges.statistics.measures import (
 )
 from noveval.judges.statistics.summary import metrics_table
 from noveval.judges.statistics.tables import ideation_table
-from noveval.judges.verdicts import calls_from_responses, parse_verdict
+from noveval.judges.verdicts import calls_from_responses, parse_json_verdict
 
 
 @pytest.mark.parametrize(
@@ -47,8 +47,8 @@ from noveval.judges.verdicts import calls_from_responses, parse_verdict
         (None, "pairwise", None),
     ],
 )
-def test_parse_verdict_is_tolerant_and_never_raises(text, format, expected):
-    assert parse_verdict(text, format) == expected
+def test_parse_json_verdict_is_tolerant_and_never_raises(text, format, expected):
+    assert parse_json_verdict(text, format) == expected
 
 
 def test_pointwise_majority_and_even_split():

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from conftest import REPO, config_schema
 from loopback_api import ANSWER, INPUT_TOKENS, OUTPUT_TOKENS
-from report_basis import BASIS
+from report_conditions import CONDITIONS
 from snakemake.utils import update_config, validate
 
 from noveval.core.pricing import Usage
@@ -232,5 +232,5 @@ def test_the_face_off_row_compares_the_agentic_judge_of_the_paper_grid():
     metrics = pd.DataFrame(
         [agentic | {"macro_f1": 0.7781, "n_calls": 308, "n_failed_calls": 0}]
     ).assign(substitutes_for=None)
-    result = judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, BASIS)
+    result = judges_row(row, grid, {("novelty-eval", "pointwise"): metrics}, {}, CONDITIONS)
     assert (result["verdict"], result["our_value"]) == ("match", pytest.approx(0.7781))

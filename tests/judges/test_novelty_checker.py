@@ -34,8 +34,8 @@ from noveval.judges.systems.novelty_checker.prompts import (
     decision_of,
     load_prompts,
     opened_file,
+    parse_checker_verdict,
     parse_keywords,
-    parse_verdict,
 )
 from noveval.judges.systems.novelty_checker.ranking import (
     embedding_text,
@@ -108,11 +108,11 @@ def test_keywords_and_titles_are_the_tagged_python_lists():
 def test_the_verdict_is_read_as_their_parse_output_and_runner_do():
     answer = "**Class:** Not Novel\n\nReview: The idea is not novel because [2]: it repeats it."
     review = "The idea is not novel because [2] it repeats it."
-    assert parse_verdict(answer) == ("not novel", review)
+    assert parse_checker_verdict(answer) == ("not novel", review)
     # their cleaning stops at the "-" of the next line: the bracket stays, the runner drops it
-    assert parse_verdict("- Class: [novel]\n- Review: new.") == ("novel]", "new.")
+    assert parse_checker_verdict("- Class: [novel]\n- Review: new.") == ("novel]", "new.")
     assert decision_of("novel]") == 1
-    assert parse_verdict("Class: novel, no review") is None  # their split fails: no verdict
+    assert parse_checker_verdict("Class: novel, no review") is None  # their split fails: no verdict
     classes = ("novel", "not novel", "not quite novel", "somewhat novel")
     assert [decision_of(c) for c in classes] == [1, 0, 0, 1]
     assert decision_of("unclear") is None and decision_of(None) is None
@@ -207,11 +207,11 @@ def test_the_builtin_verdict_shows_our_examples_and_the_papers_numbered_from_zer
     assert len(examples) == 2 and "Paper [1]: Contrastive Coding of Audio." in examples[0]
     # each example's answer is read as the checker reads a verdict
     answers = [example[example.index("Class:") :] for example in examples]
-    readings = [parse_verdict(answer) for answer in answers]
+    readings = [parse_checker_verdict(answer) for answer in answers]
     assert [category for category, _ in readings] == ["not novel", "novel"]
     assert [decision_of(category) for category, _ in readings] == [0, 1]
     assert readings[0][1].startswith("Paper [0] already pre-trains")
-    assert parse_verdict("Class: Novel\nReview: Papers [0] and [1] differ.") == (
+    assert parse_checker_verdict("Class: Novel\nReview: Papers [0] and [1] differ.") == (
         "novel",
         "Papers [0] and [1] differ.",
     )

@@ -12,7 +12,12 @@ from noveval.core.published import published
 from noveval.core.registry import load_registry
 from noveval.judges.grid.build import judges_grid
 from noveval.reproduction import report
-from noveval.reproduction.conditions import conditions, paper_conditions, paper_config
+from noveval.reproduction.conditions import (
+    Conditions,
+    config_conditions,
+    paper_conditions,
+    paper_config,
+)
 from noveval.reproduction.judges import RELEASE_FACTS, expert_counts, judges_conditions, selects
 from noveval.reproduction.targets import EXPERT_FILE
 from noveval.reproduction.verdicts import judged
@@ -71,12 +76,12 @@ def test_retrieval_numbers_name_the_search_engine_they_differ_in():
         config_schema(),
         config / "models.yaml",
     )
-    ours = paper_config(
+    overlay = paper_config(
         config / "config.yaml",
         config / "paper.yaml",
         config_schema(),
     )
-    run = conditions(ours, load_registry(config / "models.yaml"))
+    run = config_conditions(overlay, load_registry(config / "models.yaml"))
     found = pd.DataFrame({"model": ["gpt-5.4"], "change": ["retrieval"]})
     row = published("judges").query("change == 'retrieval'").iloc[0]
     outcome = judged(
@@ -169,8 +174,8 @@ def test_the_report_compares_flip_rates_sizes_ranges_significance_and_the_expert
     novbench = {"datasets": {}, "strategies": [], "perturbations": []}
     # the run's conditions are the paper's (test_report_conditions.py: each one that is not)
     same = {"novbench": {}, "judges": LIKE_FOR_LIKE}
-    basis = {"run": same, "paper": same, "limits": {"max_empty_share": 0, "max_failed_share": 0}}
-    rows = report.rows({"novbench": novbench, "judges": grid}, {}, metrics, basis, expert)
+    conditions = Conditions(same, same, {"max_empty_share": 0, "max_failed_share": 0})
+    rows = report.rows({"novbench": novbench, "judges": grid}, {}, metrics, conditions, expert)
     judges = rows[rows["study"] == "judges"].set_index(["table", "cell", "metric"])
 
     def at(table, cell, metric):

@@ -28,7 +28,7 @@ from noveval.novbench.stages.paper_type_requests import classification_requests
 from noveval.novbench.stages.paper_type_table import paper_type_table
 from noveval.novbench.tables import CLARITY_PARTS, KEYS, METRICS, SCORERS
 from noveval.reproduction import paper_tables as reproduction_tables
-from noveval.reproduction.conditions import annotations, paper_conditions
+from noveval.reproduction.conditions import Conditions, annotations, paper_conditions
 
 FIXTURES = REPO / "tests" / "fixtures" / "paper_tables"
 UPSTREAM = ("novbench", "upstream")
@@ -261,10 +261,11 @@ CELL_TABLES = {"emnlp2023": pd.DataFrame([{"model": "human", "n_papers": 1684}])
 def paper_table_row(row, paper_tables, run=None) -> dict:
     """The report's row of a published appendix number, the run's conditions the paper's but
     for ``run``'s NovBench keys."""
-    basis = {"run": {"novbench": PAPER | (run or {})}, "paper": {"novbench": PAPER},
-             "limits": LIMITS}  # fmt: skip
+    conditions = Conditions({"novbench": PAPER | (run or {})}, {"novbench": PAPER}, LIMITS)
     digests = {"emnlp2023": "a" * 64}
-    return reproduction_tables.paper_table_row(row, GRID, CELL_TABLES, paper_tables, basis, digests)
+    return reproduction_tables.paper_table_row(
+        row, GRID, CELL_TABLES, paper_tables, conditions, digests
+    )
 
 
 def published_row(table: str, cell: str, metric: str):

@@ -17,7 +17,8 @@ from noveval.reproduction import report
 from noveval.reproduction.conditions import (
     AUTHORS_CHECKER_ENCODER,
     CHECKER_WINDOWS,
-    conditions,
+    Conditions,
+    config_conditions,
     differences,
     paper_conditions,
     paper_config,
@@ -97,12 +98,12 @@ def judge_metrics(**cell) -> pd.DataFrame:
 
 
 def report_rows(run=None, table=None, metrics=None, digests=None) -> pd.DataFrame:
-    basis = {"run": run or copy.deepcopy(PAPER), "paper": PAPER, "limits": LIMITS}
+    conditions = Conditions(run or copy.deepcopy(PAPER), PAPER, LIMITS)
     rows = report.rows(
         GRID,
         {"emnlp2023": emnlp_table() if table is None else table},
         {("novelty-eval", "pairwise"): judge_metrics() if metrics is None else metrics},
-        basis,
+        conditions,
         digests=digests or {"emnlp2023": SHA},
     )
     return rows.set_index(["study", "table", "cell", "metric"]).sort_index()
@@ -158,9 +159,9 @@ def test_another_few_shot_draw_is_not_comparable():
     grid["novbench"]["strategies"] = ["zero", "few"]
     run = copy.deepcopy(PAPER)
     run["novbench"]["settings"]["few_shot_examples"] = 3
-    basis = {"run": run, "paper": PAPER, "limits": LIMITS}
+    conditions = Conditions(run, PAPER, LIMITS)
     table = pd.concat([emnlp_table(strategy="few"), emnlp_table().iloc[:1]], ignore_index=True)
-    rows = report.rows(grid, {"emnlp2023": table}, {}, basis, digests={"emnlp2023": SHA})
+    rows = report.rows(grid, {"emnlp2023": table}, {}, conditions, digests={"emnlp2023": SHA})
     by_cell = rows.set_index(["table", "cell", "metric"])
     assert_not_comparable(
         by_cell.loc[("2", "gpt-4o few", "relevance")], "settings.few_shot_examples 3 (paper: 2)"
@@ -176,8 +177,10 @@ def test_a_dataset_that_is_not_the_release_is_not_comparable():
 def test_a_release_file_of_another_digest_is_not_comparable():
     paper = copy.deepcopy(PAPER)
     paper["novbench"]["datasets"]["emnlp2023"]["sha256"] = "b" * 64
-    basis = {"run": copy.deepcopy(PAPER), "paper": paper, "limits": LIMITS}
-    rows = report.rows(GRID, {"emnlp2023": emnlp_table()}, {}, basis, digests={"emnlp2023": SHA})
+    conditions = Conditions(copy.deepcopy(PAPER), paper, LIMITS)
+    rows = report.rows(
+        GRID, {"emnlp2023": emnlp_table()}, {}, conditions, digests={"emnlp2023": SHA}
+    )
     human = rows[(rows["table"] == "2") & (rows["cell"] == "human")].iloc[0]
     assert_not_comparable(human, f"dataset.sha256 {SHA} (paper: {'b' * 64})")
 
@@ -266,17 +269,17 @@ def test_the_checker_rows_differ_from_the_paper_in_embedder_and_window_order():
         REPO / "config" / "models.yaml",
     )
     paper = paper_conditions(*files, schema, registry)["judges"]["novelty_checker"]
-    ours = conditions(paper_config(*files, schema), load_registry(registry))
+    run = config_conditions(paper_config(*files, schema), load_registry(registry))
     assert paper["encoder"] == AUTHORS_CHECKER_ENCODER
-    assert ours["judges"]["novelty_checker"] == {
+    assert run["judges"]["novelty_checker"] == {
         "encoder": "allenai/specter2_base",
         "reranker": load_registry(registry).model("gpt-5.4-mini").wire(),
         "windows": CHECKER_WINDOWS,
     }
-    found = differences(ours["judges"]["novelty_checker"], paper)
+    found = differences(run["judges"]["novelty_checker"], paper)
     assert len(found) == 2 and found[0].startswith("encoder allenai/specter2_base (paper: ")
     config = yaml.safe_load(files[0].read_text())
-    assert conditions(config, load_registry(registry))["judges"]["novelty_checker"] == {}
+    assert config_conditions(config, load_registry(registry))["judges"]["novelty_checker"] == {}
 
 
 def test_summary_counts_every_table_and_names_the_largest_differences():
@@ -339,21 +342,21 @@ def sent_requests(tmp_path, prompts: str) -> list[dict]:
 
 
 def test_requests_that_are_not_the_authors_are_not_comparable(tmp_path):
-    basis = {"run": copy.deepcopy(PAPER), "paper": PAPER, "limits": LIMITS}
+    conditions = Conditions(copy.deepcopy(PAPER), PAPER, LIMITS)
     registry, root = REPO / "config" / "models.yaml", str(shared_file("novbench", "upstream"))
     key = ("emnlp2023", "gpt-4o", "zero", "none")
-    authors = cell_requests(sent_requests(tmp_path, "authors"), basis, registry, root)
-    assert authors[key]["ours"] == authors[key]["paper"]
+    authors = cell_requests(sent_requests(tmp_path, "authors"), conditions, registry, root)
+    assert authors[key]["run"] == authors[key]["paper"]
     # the run says it used the authors' prompts, but its requests are not theirs
-    builtin = cell_requests(sent_requests(tmp_path, "builtin"), basis, registry, root)
-    assert builtin[key]["ours"] != builtin[key]["paper"] == authors[key]["paper"]
+    builtin = cell_requests(sent_requests(tmp_path, "builtin"), conditions, registry, root)
+    assert builtin[key]["run"] != builtin[key]["paper"] == authors[key]["paper"]
     grid_tables = {"emnlp2023": emnlp_table()}
     for requests, expected in [(authors, "match"), (builtin, "not comparable")]:
-        rows = report.rows(GRID, grid_tables, {}, basis, digests={"emnlp2023": SHA},
+        rows = report.rows(GRID, grid_tables, {}, conditions, digests={"emnlp2023": SHA},
                            requests=requests)  # fmt: skip
         row = rows.set_index(["table", "cell", "metric"]).loc[("2", "gpt-4o zero", "relevance")]
         assert row["verdict"] == expected
-    assert f"requests {builtin[key]['ours']} (paper: {authors[key]['paper']})" in row["reason"]
+    assert f"requests {builtin[key]['run']} (paper: {authors[key]['paper']})" in row["reason"]
 
 
 def test_write_opens_the_report_with_the_summary_and_writes_it_as_its_own_file(tmp_path):
@@ -374,8 +377,7 @@ def test_write_opens_the_report_with_the_summary_and_writes_it_as_its_own_file(t
         "releases": [str(shared_file("novbench", "coling2020_pairs.json"))],
     }
     out = {name: tmp_path / name for name in ("report.csv", "report.md", "summary.md")}
-    basis = {"run": paper, "paper": paper, "limits": LIMITS}
-    report.write(paths, grid, basis, *(str(path) for path in out.values()))
+    report.write(paths, grid, Conditions(paper, paper, LIMITS), *(str(p) for p in out.values()))
     rows = pd.read_csv(out["report.csv"], keep_default_na=False)
     assert list(rows.columns) == report.COLUMNS
     kc = rows[(rows["table"] == "4") & (rows["metric"] == "kc")].iloc[0]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, run_snakemake, shared_file, write_yaml
-from report_basis import BASIS, COLING_SHA
+from report_conditions import COLING_SHA, CONDITIONS
 
 from noveval.core.published import published
 from noveval.reproduction import report
@@ -219,7 +219,7 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
         ]
     ).assign(substitutes_for=None)
     metrics = {("novelty-eval", "pairwise"): metrics}
-    rows = report.rows(GRID, tables, metrics, BASIS, digests={"coling2020": COLING_SHA})
+    rows = report.rows(GRID, tables, metrics, CONDITIONS, digests={"coling2020": COLING_SHA})
     assert list(rows.columns) == report.COLUMNS
     assert len(rows) == 930 + 4 + 613  # NovBench, its extraction validation, the judge study
     by_cell = rows.set_index(["study", "table", "cell", "metric"]).sort_index()
@@ -265,7 +265,7 @@ def test_rows_compare_configured_outputs_and_give_every_other_row_a_reason():
 def test_the_embedded_default_compares_nothing_and_says_why():
     grid = configured(yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8")))
     assert grid["novbench"]["datasets"] == {} and grid["judges"]["datasets"] == {}
-    rows = report.rows(grid, {}, {}, BASIS)
+    rows = report.rows(grid, {}, {}, CONDITIONS)
     assert (rows["verdict"] == "not run").all() and rows["reason"].str.len().gt(0).all()
 
 

@@ -5,7 +5,7 @@ PROJECT_REGISTRY = "config/models.yaml"
 REPRODUCTION = reproduction_targets.configured(config, JUDGES.not_runnable)
 REPRODUCTION_CELLS = reproduction_targets.cells(RESULTS, REPRODUCTION, NOVBENCH)
 # The paper's files its conditions are read from (config/paper.yaml over the embedded default,
-# with the project's registry); the report's basis is built only when its job is planned.
+# with the project's registry); the report's conditions are read only when its job is planned.
 PAPER_FILES = {
     "default": "config/config.yaml",
     "paper": "config/paper.yaml",
@@ -65,7 +65,7 @@ rule reproduction_report:
         "../envs/noveval.yaml"
     params:
         grid=REPRODUCTION,
-        basis=lambda wildcards: reproduction_conditions.basis(
+        conditions=lambda wildcards: reproduction_conditions.Conditions.read(
             config, REGISTRY, PAPER_FILES
         ),
         cells=REPRODUCTION_CELLS,

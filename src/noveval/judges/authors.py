@@ -128,7 +128,7 @@ def related_text(abstracts: list[str]) -> str:
     return "\n\n".join(abstracts)
 
 
-def parse_verdict(text: str | None, format: str) -> int | None:
+def parse_authors_verdict(text: str | None, format: str) -> int | None:
     """One answer's vote with judge.py's semantics, or ``None`` (a failed call).
 
     Pointwise: the majority of the answer's 0/1 integer values (an even split is 0). Pairwise:

@@ -1,6 +1,7 @@
 """One judge call's answer → its verdict: a JSON object, parsed tolerantly.
 
-(The paper mode's answers, in the authors' format, are parsed by ``authors.parse_verdict``.)
+(The paper mode's answers, in the authors' format, are parsed by
+``authors.parse_authors_verdict``.)
 
 Pointwise answers hold ``{"novelty": 0|1}``; pairwise answers ``{"more_novel": 1|2}`` (the ideas
 are shown as Idea 1 and Idea 2), returned as the 0-based index of the idea as shown. Anything
@@ -72,7 +73,7 @@ def _coerce(value, format: str) -> int | None:
     return {"1": 0, "2": 1}.get(word)
 
 
-def parse_verdict(text: str | None, format: str) -> int | None:
+def parse_json_verdict(text: str | None, format: str) -> int | None:
     """The verdict of one answer (pointwise 1/0, pairwise 0-based index), or ``None``."""
     if format not in KEYS:
         raise ValueError(f"unknown format '{format}'")
@@ -103,7 +104,7 @@ def calls_from_responses(
     that failed or whose answer cannot be parsed has ``choice`` None (and ``failed``).
     """
     if parse is None:
-        parse = authors.parse_verdict if prompts == "authors" else parse_verdict
+        parse = authors.parse_authors_verdict if prompts == "authors" else parse_json_verdict
     rows = []
     for response in responses.to_dict("records"):
         instance_id, order, call = split_item_id(response["item_id"])

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from noveval.core.registry import Registry, load_registry
@@ -34,7 +35,7 @@ PAPER_SCORERS = {
 ANNOTATION_FILES = ("paper_types", "review_confidence")  # declared files, compared by SHA-256
 
 
-def conditions(config: dict, registry: Registry) -> dict:
+def config_conditions(config: dict, registry: Registry) -> dict:
     """The conditions a (validated) config runs under, by study: what its steps read, with each
     configured model's registry wire (reference, API, request options)."""
     from noveval.novbench.generation import call_decoding
@@ -159,36 +160,56 @@ CHECKER_WINDOWS = "back to front, as built"
 def paper_conditions(
     default: str | Path, paper: str | Path, schema: str | Path, registry: str | Path
 ) -> dict:
-    """The paper's conditions: :func:`conditions` of the paper overlay with the project's
+    """The paper's conditions: :func:`config_conditions` of the paper overlay with the project's
     registry."""
-    found = conditions(paper_config(default, paper, schema), load_registry(registry))
+    conditions = config_conditions(paper_config(default, paper, schema), load_registry(registry))
     # The retrieval change's search engine: the authors searched Ai2's Paper Finder (their
     # ablations.yaml, use_semantic_scholar: false), whose results were not released; the paper
     # overlay runs their Semantic Scholar path, so retrieval numbers are never compared as equal.
-    found["judges"]["retrieval"]["search"] = AUTHORS_RETRIEVAL_SEARCH
+    conditions["judges"]["retrieval"]["search"] = AUTHORS_RETRIEVAL_SEARCH
     # The AI-Scientist check searches the live index: what its rounds find may differ from what
     # the authors' found, so its numbers are never compared as equal either.
-    found["judges"]["ai_scientist"]["search"] = AUTHORS_AI_SCIENTIST_SEARCH
+    conditions["judges"]["ai_scientist"]["search"] = AUTHORS_AI_SCIENTIST_SEARCH
     # The checker's embedder: their Specter2 base with its proximity adapter, the first token's
     # vector (ranking/embedding.py); and their RankGPT windows, all sent at once, each reordering
     # the list as its answer arrived.
-    if found["judges"]["novelty_checker"]:
-        found["judges"]["novelty_checker"] |= {
+    if conditions["judges"]["novelty_checker"]:
+        conditions["judges"]["novelty_checker"] |= {
             "encoder": AUTHORS_CHECKER_ENCODER,
             "windows": AUTHORS_CHECKER_WINDOWS,
         }
-    return found
+    return conditions
 
 
-def basis(config: dict, registry: Registry, paper_files: dict) -> dict:
-    """What the run's numbers were produced under (``run``), what the paper's were (``paper``:
-    :func:`paper_conditions` of ``paper_files``) and the share limits of failed and empty
-    answers (``limits``)."""
-    return {
-        "run": conditions(config, registry),
-        "paper": paper_conditions(**paper_files),
-        "limits": config["reproduction"],
-    }
+@dataclass(frozen=True)
+class Conditions:
+    """What the run's numbers were produced under (``run``), what the paper's were (``paper``),
+    each by study, and the limits of the shares of failed and empty answers (``limits``: config
+    ``reproduction``)."""
+
+    run: dict
+    paper: dict
+    limits: dict
+
+    @classmethod
+    def read(cls, config: dict, registry: Registry, paper_files: dict) -> Conditions:
+        """The run's conditions from ``config`` and the paper's from ``paper_files``
+        (:func:`paper_conditions`' arguments)."""
+        return cls(
+            run=config_conditions(config, registry),
+            paper=paper_conditions(**paper_files),
+            limits=config["reproduction"],
+        )
+
+    def with_weights(self, manifests: list[str]) -> Conditions:
+        """These conditions with the hub commit of each NovBench model's weights (rule weights'
+        manifests) among the run's."""
+        commits = {}
+        for manifest in manifests:
+            record = json.loads(Path(manifest).read_text())
+            commits[record["model"]] = record["revision"]
+        novbench = {**self.run["novbench"], "weights": commits}
+        return Conditions({**self.run, "novbench": novbench}, self.paper, self.limits)
 
 
 def flat(values: dict, prefix: str = "") -> dict:
@@ -209,18 +230,18 @@ def _shown(value) -> str:
     return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)
 
 
-def differences(ours: dict, paper: dict) -> list[str]:
-    """Each condition of ours that is not the paper's, as ``name ours (paper: theirs)``; a
-    condition whose paper value is None (not known) is not compared."""
-    mine, theirs = flat(ours), flat(paper)
+def differences(run: dict, paper: dict) -> list[str]:
+    """Each of the run's conditions that is not the paper's, as ``name value (paper: value)``;
+    a condition whose paper value is None (not known) is not compared."""
+    run_flat, paper_flat = flat(run), flat(paper)
     found = [
-        f"{name} {_shown(mine.get(name))} (paper: {_shown(value)})"
-        for name, value in theirs.items()
-        if value is not None and mine.get(name) != value
+        f"{name} {_shown(run_flat.get(name))} (paper: {_shown(value)})"
+        for name, value in paper_flat.items()
+        if value is not None and run_flat.get(name) != value
     ]
     extra = [
         f"{name} {_shown(value)} (paper: not set)"
-        for name, value in mine.items()
-        if name not in theirs and paper.get(name.split(".")[0]) is not None
+        for name, value in run_flat.items()
+        if name not in paper_flat and paper.get(name.split(".")[0]) is not None
     ]
     return found + extra

@@ -19,13 +19,13 @@ def extraction_row(row, scores: pd.DataFrame | None, limits: dict) -> dict:
     if ran.empty:
         return not_run(f"the extraction validation ran no {row.prompt} prompt")
     mine = ran[ran["model"] == row.model]
-    found = (mine if len(mine) else ran).iloc[0]
-    cap = found["max_tokens"]
-    ours = {
-        "model": found["model"],
-        "sentences": int(found["sentences"]),
+    ours = (mine if len(mine) else ran).iloc[0]
+    cap = ours["max_tokens"]
+    run = {
+        "model": ours["model"],
+        "sentences": int(ours["sentences"]),
         "max_tokens": "none" if pd.isna(cap) else int(cap),
-        "failed_share": found["unanswered"] / found["sentences"],
+        "failed_share": ours["unanswered"] / ours["sentences"],
     }
     paper = {"model": row.model, "sentences": int(row.sentences), "max_tokens": "none"}
-    return judged(row, float(found[row.metric]), TOLERANCES["fraction"], ours, paper, limits)
+    return judged(row, float(ours[row.metric]), TOLERANCES["fraction"], run, paper, limits)

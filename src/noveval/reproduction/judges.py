@@ -8,6 +8,7 @@ import pandas as pd
 
 from noveval.judges.grid.cells import LABELS, STANDARD, label_kind, labelled
 from noveval.judges.prompts import calls_of
+from noveval.reproduction.conditions import Conditions
 from noveval.reproduction.targets import EXPERT_FILE
 from noveval.reproduction.verdicts import COST_TOLERANCE, TOLERANCES, judged, not_run, unconfigured
 
@@ -43,38 +44,40 @@ def _aggregate(row, values: pd.Series) -> tuple[float, str]:
     return float(pick()), f"{row.statistic} over {len(values)} cells"
 
 
-def judges_conditions(row, settings: dict, found: pd.DataFrame | None) -> dict:
-    """What one judge-study number was produced under: prompts, request settings, each judge's
-    wire, the dataset (release commit, blocklist), calls and aggregation of the cells' changes,
-    the models they substitute for and the share of failed calls (metrics.csv)."""
-    out = {"dataset": settings["datasets"].get(row.dataset)}
+def judges_conditions(row, conditions: dict, found: pd.DataFrame | None) -> dict:
+    """What one judge-study number was produced under (``conditions``: the run's or the paper's
+    judge-study conditions; ``found``: the number's cells in metrics.csv, None for a count in a
+    release file): the dataset (release commit, blocklist), prompts, request settings, each
+    judge's wire, calls and aggregation of the cells' changes."""
+    out = {"dataset": conditions["datasets"].get(row.dataset)}
     if found is None:  # a count in a release file
         return out
     found = labelled(found)
     models, changes = sorted(set(found["model"])), sorted(set(found["change_label"]))
     kinds = dict(zip(found["change_label"], found["change"]))  # display label -> change
-    calls = settings["calls"]
+    calls = conditions["calls"]
     out |= {
-        "prompts": settings["prompts"],
-        "requests": settings["requests"],
-        "model": {model: settings["models"].get(model) for model in models},
+        "prompts": conditions["prompts"],
+        "requests": conditions["requests"],
+        "model": {model: conditions["models"].get(model) for model in models},
         "calls": {
             change: calls_of(kinds[change], calls["calls"], calls["calls_by_change"])
             for change in changes
         },
-        "aggregation": settings["aggregation"],
+        "aggregation": conditions["aggregation"],
     }
     if "retrieval" in kinds.values():
-        out["retrieval"] = settings.get("retrieval")
+        out["retrieval"] = conditions.get("retrieval")
     if "ai_scientist" in changes:
-        out["ai_scientist"] = settings.get("ai_scientist")
+        out["ai_scientist"] = conditions.get("ai_scientist")
     if "novelty_checker" in changes:
-        out["novelty_checker"] = settings.get("novelty_checker")
+        out["novelty_checker"] = conditions.get("novelty_checker")
     return out
 
 
 def recorded(found: pd.DataFrame) -> dict:
-    """What the run's metrics recorded of its cells: substitutions and failed calls."""
+    """What the run's metrics recorded of its cells: the models they substitute for and the share
+    of failed calls."""
     out = {}
     if "substitutes_for" in found:
         named = sorted({str(m) for m in found["substitutes_for"] if pd.notna(m) and m})
@@ -89,10 +92,10 @@ def judges_row(
     grid: dict,
     metrics: dict[tuple[str, str], pd.DataFrame],
     expert: dict[str, dict[str, int]],
-    basis: dict,
+    conditions: Conditions,
 ) -> dict:
     """Our value of one published judge-study number, or why there is none."""
-    run, paper = basis["run"]["judges"], basis["paper"]["judges"]
+    run, paper = conditions.run["judges"], conditions.paper["judges"]
     if row.not_run_reason:  # the paper grid runs no such cell (published/judges.csv says why)
         return not_run(row.not_run_reason)
     if row.metric in RELEASE_FACTS:
@@ -104,7 +107,7 @@ def judges_row(
             TOLERANCES[row.unit],
             judges_conditions(row, run, None),
             judges_conditions(row, paper, None),
-            basis["limits"],
+            conditions.limits,
             (row.note,),
         )
     if not all(any(selects(part, c) for c in LABELS) for part in row.change.split("|")):
@@ -168,6 +171,6 @@ def judges_row(
         tolerance,
         judges_conditions(row, run, found) | recorded(found),
         judges_conditions(row, paper, found) | {"substitutes_for": "none"},
-        basis["limits"],
+        conditions.limits,
         tuple(notes),
     )

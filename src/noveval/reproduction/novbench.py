@@ -10,7 +10,7 @@ import pandas as pd
 
 from noveval.core.registry import Registry, load_registry
 from noveval.novbench.tables import HUMAN
-from noveval.reproduction.conditions import PAPER_SCORERS, as_condition
+from noveval.reproduction.conditions import PAPER_SCORERS, Conditions, as_condition
 from noveval.reproduction.targets import DATASETS, RELEASE_SUBSET
 from noveval.reproduction.verdicts import TOLERANCES, judged, not_run, unconfigured
 
@@ -43,8 +43,8 @@ def requests_digest(request_ids) -> str:
 def authors_requests(cell: dict, paper: dict, registry: Registry, upstream_root: str) -> str | None:
     """The digest of the requests the paper mode sends for ``cell``'s inputs: the authors'
     prompts (their pinned scripts under ``upstream_root``) with the paper's decoding, settings
-    and model wire (``paper``: :func:`paper_conditions`' NovBench part; None: a model the
-    project's registry does not hold)."""
+    and model wire (``paper``: the paper's NovBench conditions; None: a model the project's
+    registry does not hold)."""
     from noveval.novbench import generation, records
 
     if cell["model"] not in registry.models:
@@ -64,63 +64,69 @@ def authors_requests(cell: dict, paper: dict, registry: Registry, upstream_root:
 
 
 def cell_requests(
-    cells: list[dict], basis: dict, registry: str | Path | None, upstream_root: str | None
+    cells: list[dict],
+    conditions: Conditions,
+    registry: str | Path | None,
+    upstream_root: str | None,
 ) -> dict[tuple, dict]:
     """Per cell (dataset, model, strategy, perturbation): the digest of the requests the run
-    sent, and of those the paper mode sends for the same inputs (computed when the run used
-    the authors' prompts, whose scripts it then fetched; None otherwise)."""
-    paper = basis["paper"]["novbench"]
-    authors = basis["run"]["novbench"]["prompts"] == "authors" and registry and upstream_root
+    sent (``run``), and of those the paper mode sends for the same inputs (``paper``: computed
+    when the run used the authors' prompts, whose scripts it then fetched; None otherwise)."""
+    paper = conditions.paper["novbench"]
+    authors = conditions.run["novbench"]["prompts"] == "authors" and registry and upstream_root
     known = load_registry(registry) if authors else None
     out = {}
     for cell in cells:
         sent = pd.read_parquet(cell["requests"], columns=["request_id"])["request_id"]
         key = (cell["dataset"], cell["model"], cell["strategy"], cell["perturbation"])
         out[key] = {
-            "ours": requests_digest(sent),
+            "run": requests_digest(sent),
             "paper": authors_requests(cell, paper, known, upstream_root) if authors else None,
         }
     return out
 
 
-def novbench_conditions(row, settings: dict, table: pd.DataFrame, found, digest) -> dict:
-    """What one NovBench number was produced under: the dataset (the release file's SHA-256,
-    the human row's paper count), the metric's scorer, and for a model's row the prompts,
-    decoding, the model's wire, the cell's settings and the shares of empty and failed answers
-    (table.csv), and the hub commit of an open model's weights (``settings["weights"]``)."""
+def novbench_run_conditions(row, run: dict, table: pd.DataFrame, ours, digest) -> dict:
+    """What one NovBench number of the run was produced under (``run``: the run's NovBench
+    conditions; ``ours``: the number's row of table.csv): the dataset (the release file's
+    SHA-256, the human row's paper count), the metric's scorer, and for a model's row the
+    prompts, decoding, the model's wire, the cell's settings and the shares of empty and failed
+    answers, and the hub commit of an open model's weights (``run["weights"]``)."""
     human = table[table["model"] == HUMAN]
     papers = int(human["n_papers"].iloc[0]) if len(human) and "n_papers" in human else None
     out = {"dataset": {"sha256": digest, "papers": papers}}
     if row.metric in PAPER_SCORERS:
-        out["scorer"] = found[PAPER_SCORERS[row.metric][0]]
+        out["scorer"] = ours[PAPER_SCORERS[row.metric][0]]
     if row.model != HUMAN:
-        out |= _model_conditions(row, settings)
-        if row.model in settings.get("weights", {}):  # the paper states none: not compared
-            out["weights"] = {"commit": settings["weights"][row.model]}
+        out |= _model_conditions(row, run)
+        if row.model in run.get("weights", {}):  # the paper states none: not compared
+            out["weights"] = {"commit": run["weights"][row.model]}
         for share, column in (("empty_share", "n_empty"), ("failed_share", "n_failed")):
-            if column in found and found.get("n_papers"):
-                out[share] = float(found[column]) / float(found["n_papers"])
+            if column in ours and ours.get("n_papers"):
+                out[share] = float(ours[column]) / float(ours["n_papers"])
     return out
 
 
-def _model_conditions(row, settings: dict) -> dict:
-    """The conditions of a model's NovBench cell that the run and the paper both state: prompts,
-    decoding, the model's wire and the cell's settings."""
+def _model_conditions(row, conditions: dict) -> dict:
+    """The conditions of a model's NovBench cell that the run and the paper both state
+    (``conditions``: the run's or the paper's NovBench conditions): prompts, decoding, the
+    model's wire and the cell's settings."""
     return {
-        "prompts": settings["prompts"],
-        "decoding": settings["decoding"],
-        "model": settings["models"].get(row.model),
-        "settings": cell_settings(row, settings["settings"]),
+        "prompts": conditions["prompts"],
+        "decoding": conditions["decoding"],
+        "model": conditions["models"].get(row.model),
+        "settings": cell_settings(row, conditions["settings"]),
     }
 
 
-def novbench_paper(row, settings: dict) -> dict:
-    """The paper's conditions of one NovBench number (:func:`novbench_conditions`' keys)."""
-    out = {"dataset": settings["datasets"].get(row.dataset, {"sha256": None, "papers": None})}
+def novbench_paper_conditions(row, paper: dict) -> dict:
+    """What one NovBench number of the paper was produced under (``paper``: the paper's NovBench
+    conditions), with :func:`novbench_run_conditions`' keys."""
+    out = {"dataset": paper["datasets"].get(row.dataset, {"sha256": None, "papers": None})}
     if row.metric in PAPER_SCORERS:
-        out["scorer"] = settings["scoring"][PAPER_SCORERS[row.metric][0]]
+        out["scorer"] = paper["scoring"][PAPER_SCORERS[row.metric][0]]
     if row.model != HUMAN:
-        out |= _model_conditions(row, settings)
+        out |= _model_conditions(row, paper)
     return out
 
 
@@ -128,7 +134,7 @@ def novbench_row(
     row,
     grid: dict,
     tables: dict[str, pd.DataFrame],
-    basis: dict,
+    conditions: Conditions,
     digests: dict[str, str],
     requests: dict[tuple, dict] | None = None,
 ) -> dict:
@@ -154,15 +160,15 @@ def novbench_row(
     ours = found.iloc[0]
     if pd.isna(ours[row.metric]):
         return not_run(f"no value of '{row.metric}' in {dataset['name']}/table.csv")
-    run = novbench_conditions(
-        row, basis["run"]["novbench"], table, ours, digests.get(dataset["name"])
+    run = novbench_run_conditions(
+        row, conditions.run["novbench"], table, ours, digests.get(dataset["name"])
     )
-    paper = novbench_paper(row, basis["paper"]["novbench"])
+    paper = novbench_paper_conditions(row, conditions.paper["novbench"])
     key = (dataset["name"], row.model, row.strategy, row.perturbation)
     if key in (requests or {}):
-        run["requests"], paper["requests"] = requests[key]["ours"], requests[key]["paper"]
+        run["requests"], paper["requests"] = requests[key]["run"], requests[key]["paper"]
     value, tolerance = float(ours[row.metric]), TOLERANCES[row.metric]
-    return judged(row, value, tolerance, run, paper, basis["limits"], (row.note,))
+    return judged(row, value, tolerance, run, paper, conditions.limits, (row.note,))
 
 
 def unconfigured_cell(row, dataset: dict, grid: dict) -> str | None:

@@ -6,7 +6,12 @@ from __future__ import annotations
 import pandas as pd
 
 from noveval.novbench.paper_tables import ANNOTATIONS_DIGEST
-from noveval.reproduction.novbench import novbench_conditions, novbench_paper, unconfigured_cell
+from noveval.reproduction.conditions import Conditions
+from noveval.reproduction.novbench import (
+    novbench_paper_conditions,
+    novbench_run_conditions,
+    unconfigured_cell,
+)
 from noveval.reproduction.verdicts import TOLERANCES, judged, not_run, unconfigured
 
 # NovBench's appendix tables from the authors' annotations: the published subset → our output
@@ -33,19 +38,19 @@ def paper_table_row(
     grid: dict,
     tables: dict[str, pd.DataFrame],
     paper_tables: dict[tuple[str, str], pd.DataFrame],
-    basis: dict,
+    conditions: Conditions,
     digests: dict[str, str],
     requests: dict[tuple, dict] | None = None,
 ) -> dict:
     """Our value of one published number of Tables 6–8 or of the human agreement, from the
     appendix tables (``paper_tables``: (dataset, file name) → table), or why there is none. Its
-    conditions are the cell's (:func:`novbench_conditions`) with the annotation file's SHA-256
+    conditions are the cell's (:func:`novbench_run_conditions`) with the annotation file's SHA-256
     and where the paper-type labels come from; Table 8's papers without an output of the cell
     count as its empty answers."""
     subset, _, part = row.subset.partition("=")
     file, key = PAPER_TABLES[subset]
     if subset == "human_agreement":  # computed from the annotators' sheets alone
-        return _human_agreement(row, paper_tables, file, basis["limits"])
+        return _human_agreement(row, paper_tables, file, conditions.limits)
     dataset = grid["datasets"].get(row.dataset)
     if dataset is None:
         return not_run(unconfigured("dataset", row.dataset, "novbench.datasets"))
@@ -67,21 +72,21 @@ def paper_table_row(
     if found.empty:
         return not_run(f"no row in {name}/{file} (cell left out; see the run's log)")
     ours = found.iloc[0]
-    settings, paper_settings = basis["run"]["novbench"], basis["paper"]["novbench"]
+    run_novbench, paper_novbench = conditions.run["novbench"], conditions.paper["novbench"]
     cell_table = tables.get(name, pd.DataFrame(columns=["model"]))
-    run = novbench_conditions(row, settings, cell_table, ours, digests.get(name))
-    paper = novbench_paper(row, paper_settings)
+    run = novbench_run_conditions(row, run_novbench, cell_table, ours, digests.get(name))
+    paper = novbench_paper_conditions(row, paper_novbench)
     cell = (name, row.model, row.strategy, row.perturbation)
     if cell in (requests or {}):
-        run["requests"], paper["requests"] = requests[cell]["ours"], requests[cell]["paper"]
+        run["requests"], paper["requests"] = requests[cell]["run"], requests[cell]["paper"]
     unknown = {"source": None, "sha256": None}
-    declared = settings.get("annotations", {}).get(name, {}).get(key, unknown)
+    declared = run_novbench.get("annotations", {}).get(name, {}).get(key, unknown)
     run[key] = {"source": declared["source"], "sha256": ours.get(ANNOTATIONS_DIGEST)}
-    paper[key] = paper_settings.get("annotations", {}).get(row.dataset, {}).get(key, unknown)
+    paper[key] = paper_novbench.get("annotations", {}).get(row.dataset, {}).get(key, unknown)
     notes = [row.note]
     if subset == "reviewer_confidence":
         run["scorer"] = ours["encoder"]  # the authors embed with their Coverage encoder
-        paper["scorer"] = paper_settings["scoring"]["coverage_encoder"]
+        paper["scorer"] = paper_novbench["scoring"]["coverage_encoder"]
         run["empty_share"] = float(ours["n_missing"]) / float(ours["n_papers"])
         if ours["n_missing"]:
             notes.append(
@@ -89,7 +94,7 @@ def paper_table_row(
                 f"have no output of this cell (counted with the empty text, as the authors did)"
             )
     tolerance = PAPER_TABLE_TOLERANCES.get(row.metric) or TOLERANCES[row.metric]
-    return judged(row, float(ours[column]), tolerance, run, paper, basis["limits"], tuple(notes))
+    return judged(row, float(ours[column]), tolerance, run, paper, conditions.limits, tuple(notes))
 
 
 def _human_agreement(

@@ -31,12 +31,12 @@ TOLERANCES = {
 COST_TOLERANCE = 0.10
 
 
-def over_limits(ours: dict, limits: dict) -> list[str]:
-    """The shares of failed or empty answers over their limit (config ``reproduction``)."""
+def over_limits(run: dict, limits: dict) -> list[str]:
+    """The run's shares of failed or empty answers over their limit (config ``reproduction``)."""
     return [
-        f"{share} {ours[share]:.3f} over reproduction.{key} {limits[key]:g}"
+        f"{share} {run[share]:.3f} over reproduction.{key} {limits[key]:g}"
         for share, key in SHARE_LIMITS.items()
-        if ours.get(share) is not None and ours[share] > limits[key]
+        if run.get(share) is not None and run[share] > limits[key]
     ]
 
 
@@ -50,16 +50,16 @@ def judged(
     row,
     ours: float,
     tolerance: float,
-    ours_conditions: dict,
-    paper_conditions: dict,
+    run: dict,
+    paper: dict,
     limits: dict,
     notes: tuple[str, ...] = (),
 ) -> dict:
     """Our value of one published number (``row``: ``paper_value``, ``decimals``, and optionally
     ``source_kind``, ``source_file``, ``source``, ``reconstruction_error``, ``statistic``) with its
-    verdict: match, within or outside only when every condition of ``ours_conditions`` equals
-    ``paper_conditions`` and no share of failed or empty answers passes ``limits``; otherwise
-    not comparable, naming each. The report's columns our_value … conditions."""
+    verdict: match, within or outside only when every condition it was produced under (``run``)
+    equals the paper's (``paper``) and no share of failed or empty answers passes ``limits``;
+    otherwise not comparable, naming each. The report's columns our_value … conditions."""
     error = float(getattr(row, "reconstruction_error", "") or 0)
     outcome = verdict(row.paper_value, ours, int(row.decimals), tolerance + error)
     if getattr(row, "statistic", "") == "at_least" and ours >= row.paper_value:
@@ -76,9 +76,7 @@ def judged(
             f"reconstructed paper value (error up to {error:g}, added to the tolerance): "
             "within at best"
         )
-    differing = differences(ours_conditions, paper_conditions) + over_limits(
-        ours_conditions, limits
-    )
+    differing = differences(run, paper) + over_limits(run, limits)
     if differing:
         outcome = "not comparable"
         reasons.insert(0, "not comparable: " + "; ".join(differing))
@@ -88,7 +86,7 @@ def judged(
         "tolerance": tolerance,
         "verdict": outcome,
         "reason": "; ".join(reasons),
-        "conditions": json.dumps(flat(ours_conditions), sort_keys=True, default=str),
+        "conditions": json.dumps(flat(run), sort_keys=True, default=str),
     }
 
 

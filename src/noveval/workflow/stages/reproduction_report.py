@@ -11,7 +11,7 @@ def run(job) -> None:
     report.write(
         {key: list(job.input[key]) for key in INPUTS},
         job.params.grid,
-        job.params.basis,
+        job.params.conditions,
         job.output.csv,
         job.output.markdown,
         job.output.summary,

@@ -53,8 +53,8 @@ from noveval.judges.systems.novelty_checker.prompts import (
     BuiltinPrompts,
     Prompts,
     decision_of,
+    parse_checker_verdict,
     parse_keywords,
-    parse_verdict,
 )
 from noveval.judges.systems.novelty_checker.ranking import (
     EMBEDDED_PAPERS,
@@ -213,7 +213,7 @@ def run_checks(
             log.info("%s: no paper to compare with, no verdict", check.instance_id)
             continue
         check.answer = record(check, "verdict", found[check.instance_id])
-        parsed = parse_verdict(check.answer)
+        parsed = parse_checker_verdict(check.answer)
         if parsed:
             check.category, check.review = parsed
         log.info("%s: class %r, decision %s", check.instance_id, check.category, check.decision)

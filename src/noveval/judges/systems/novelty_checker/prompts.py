@@ -276,7 +276,7 @@ def parse_keywords(text: str) -> tuple[list[str], list[str]]:
     return found[0], found[1]
 
 
-def parse_verdict(text: str | None) -> tuple[str, str] | None:
+def parse_checker_verdict(text: str | None) -> tuple[str, str] | None:
     """(class, review) from "Class: … Review: …" as their ``parse_output`` cleans them; None
     when the answer has no "Review:"."""
     if not text or "Review:" not in text:

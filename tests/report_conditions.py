@@ -1,6 +1,8 @@
 """The reproduction report's conditions as the report tests give them: a run that is the paper's
 but for its NovBench prompts and decoding (and its scorers, in the tables the tests make)."""
 
+from noveval.reproduction.conditions import Conditions
+
 COLING_SHA = "deb487401d682644122df2356369e6a6a9b38b546d7ae11532bff633b73be09e"
 JUDGES_CONDITIONS = {
     "prompts": "authors",
@@ -22,8 +24,8 @@ NOVBENCH_PAPER = {
     "datasets": {"coling2020": {"sha256": COLING_SHA, "papers": 73}},
 }
 # the run is the paper's but for its scorers (coling_table) and its NovBench prompts and decoding
-BASIS = {
-    "run": {"novbench": {**NOVBENCH_PAPER, "prompts": "builtin"}, "judges": JUDGES_CONDITIONS},
-    "paper": {"novbench": NOVBENCH_PAPER, "judges": JUDGES_CONDITIONS},
-    "limits": {"max_empty_share": 0.1, "max_failed_share": 0.05},
-}
+CONDITIONS = Conditions(
+    run={"novbench": {**NOVBENCH_PAPER, "prompts": "builtin"}, "judges": JUDGES_CONDITIONS},
+    paper={"novbench": NOVBENCH_PAPER, "judges": JUDGES_CONDITIONS},
+    limits={"max_empty_share": 0.1, "max_failed_share": 0.05},
+)
