@@ -17,7 +17,7 @@ LOOKUP_TIMEOUT_S = 30
 
 
 def published_cells(model: str) -> list[tuple[str, str]]:
-    """The published numbers of ``model`` (reproduction/published/*.csv): (table, cell) each."""
+    """The published numbers of ``model`` (core/published/*.csv): (table, cell) each."""
     rows = []
     for study in ("novbench", "judges"):
         table = published(study)
