@@ -1,8 +1,9 @@
 """Shared fixtures: paths, the real data beside the checkout, and Snakemake runs.
 
 The workflow runs that many tests read are made once per session: ``embedded_run`` (the embedded
-default on tiny inputs, both tracks), ``release_judges_run`` (the judges on the authors' real
-release) and ``paper_grid`` (the papers' grid, dry-run and planned). A test reads a run's
+default on tiny inputs, both tracks), ``paper_run`` (config/paper.yaml on the authors' release
+copies, its hosted models answered by the loopback providers) and ``paper_grid`` and
+``shipped_site_grid`` (the papers' grid, dry-run and planned). A test reads a run's
 outputs, dry-runs overlays against it, or changes a copy of it (:meth:`WorkflowRun.copy`); it
 never changes the run's outputs (a dry run against an edited file the run reads, its registry or
 a package module, restores the file).

@@ -1,10 +1,16 @@
 """Every command that the README and the pages under docs/ give in a fenced shell block is run
 here as written (in a copy of the checkout beside the shared data), or listed in
 :data:`NOT_RUN` with the reason it cannot run here. A new command fails the suite until it is one
-or the other; a command that no longer works fails it too."""
+or the other; a command that no longer works fails it too.
+
+Every name the pages give (with config/README.md) exists: the repository's paths, the package's
+modules and what they define, the workflow's rules and targets, the config's keys. A renamed or
+moved one fails the suite until the pages name it again."""
 
 from __future__ import annotations
 
+import ast
+import glob
 import re
 import shutil
 import subprocess
@@ -15,8 +21,6 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, SHARED_DATA, snakemake_env, write_yaml
-
-pytestmark = pytest.mark.workflow
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("**/*.md"))]
 SHELLS = {"bash", "sh", "shell", "console"}
@@ -49,10 +53,14 @@ NOT_RUN = {
 
 
 def fenced_commands(path: Path) -> list[str]:
+    return commands_in(path.read_text(encoding="utf-8"))
+
+
+def commands_in(text: str) -> list[str]:
     """The commands of a page's fenced shell blocks: continued lines joined, a heredoc kept with
     its command, comments and the shell prompt dropped."""
     commands, block, heredoc = [], None, None
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         fence = re.match(r"^\s*```(\w*)", line)
         if fence and heredoc is None:
             block = None if block is not None else (fence.group(1) in SHELLS)
@@ -257,6 +265,7 @@ RUNS = {
 }
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("command", sorted(RUNS))
 def test_a_documented_command_runs_as_written(command, checkout, request):
     assert command in documented(), f"{command!r} is no longer in the docs"
@@ -303,3 +312,281 @@ def test_the_pages_stay_short_and_their_links_resolve():
             headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), re.MULTILINE)
             slugs = {re.sub(r"[^\w -]", "", h.lower()).replace(" ", "-") for h in headings}
             assert not anchor or anchor in slugs, f"{page.name}: {target}#{anchor}"
+
+
+# The names the pages give: where a repository path, a module, a rule or a config key is meant.
+NAMED_PAGES = [*PAGES, REPO / "config" / "README.md"]
+PACKAGE = REPO / "src" / "noveval"
+ROOTS = ("src/", "workflow/", "tests/", "config/", "docs/", "benchmarks/", ".test/", "profiles/")
+ROOTS += ("data/sample/", ".ci/")  # data/ itself also names the authors' data folders
+PROSE_PATH = re.compile(rf"(?<![\w/.-])(?:{'|'.join(map(re.escape, ROOTS))})[^\s`),;]*")
+FILE_ENDINGS = (".yaml", ".yml", ".py", ".json", ".md", ".csv", ".j2", ".txt", ".parquet")
+# Files a page's commands name that no checkout holds, each with why.
+EXAMPLE_FILES = {
+    "my-overlay.yaml": "the reader's own overlay (test_a_documented_command_runs_as_written "
+    "writes it from the embedded run)",
+    "release.yaml": "written by the heredoc just before the command that reads it",
+    "...": "the rest of the command, elided",
+}  # a placeholder (<overlay>) is not checked either
+# Names that look like a rule's (a rule family's prefix) or a config key but are not, with why.
+NOT_RULES = {
+    "build_novelty_prompt": "the authors' NovBench function that paper mode reads its prompt from",
+    "build_novelty_rag_prompt": "the authors' NovBench function of the RAG prompt",
+}
+NOT_CONFIG_KEYS = {
+    "weights.commit": "a field of the reproduction report's conditions (reproduction.report)",
+}
+# Snakemake options and whether they take one value (True) or a list up to the next option.
+SNAKEMAKE_VALUES = {"--cores": True, "-c": True, "-j": True, "--jobs": True, "--profile": True}
+SNAKEMAKE_VALUES |= {"--report": True, "--sdm": True, "--configfile": False, "--forcerun": False}
+
+
+def prose_of(text: str) -> str:
+    """A page's prose: its fenced blocks left out."""
+    return re.sub(r"^\s*```.*?^\s*```[^\n]*$", "", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def code_spans(prose: str) -> list[str]:
+    """Every inline code span of a page's prose, its whitespace collapsed."""
+    return [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose)]
+
+
+def tree_paths(text: str) -> list[str]:
+    """The paths a layout tree lists (a fenced block without a language whose lines start with a
+    path and its description)."""
+    paths = []
+    for block in re.findall(r"^```\n(.*?)^```", text, re.MULTILINE | re.DOTALL):
+        paths += re.findall(r"^([\w.-]+/[\w./-]*)\s{2,}\S", block, re.MULTILINE)
+    return paths
+
+
+def workflow_rules() -> set[str]:
+    """The workflow's rules and targets, read from its rule declarations."""
+    names = set()
+    for source in [REPO / "workflow" / "Snakefile", *(REPO / "workflow" / "rules").glob("*.smk")]:
+        text = source.read_text(encoding="utf-8")
+        names |= set(re.findall(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", text, re.MULTILINE))
+        names |= set(re.findall(r"^\s*use rule \w+ as (\w+)", text, re.MULTILINE))
+    return names
+
+
+def schema() -> dict:
+    return yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+
+
+def config_key_exists(node: dict, key: list[str]) -> bool:
+    """Whether the dotted key (``<name>`` or ``*`` for any name) is declared under the schema
+    ``node``: by its properties, its property names, or a schema for any other name."""
+    if not key:
+        return True
+    first, rest = key[0], key[1:]
+    branches = [node]
+    for branch in branches:
+        for combined in ("oneOf", "anyOf", "allOf"):
+            branches += branch.get(combined, [])
+        if isinstance(branch.get("items"), dict):
+            branches.append(branch["items"])
+    for branch in branches:
+        properties = branch.get("properties", {})
+        open_names = branch.get("additionalProperties")
+        allowed = branch.get("propertyNames", {}).get("enum")
+        if first in properties and config_key_exists(properties[first], rest):
+            return True
+        if first == "*" and any(config_key_exists(p, rest) for p in properties.values()):
+            return True
+        named = allowed is None or first in allowed or first == "*"  # open: the user's names
+        if isinstance(open_names, dict) and named:
+            if config_key_exists(open_names, rest):
+                return True
+        if allowed is not None and first in allowed and open_names is None:
+            return not rest
+    return False
+
+
+def defined_names(body: list[ast.stmt]) -> dict[str, list[ast.stmt]]:
+    """The names a module or class body defines (imported ones included), each with its body."""
+    names = {}
+    for statement in body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names[statement.name] = getattr(statement, "body", [])
+        elif isinstance(statement, ast.Assign):
+            names |= {t.id: [] for t in statement.targets if isinstance(t, ast.Name)}
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            names[statement.target.id] = []
+        elif isinstance(statement, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0]: [] for a in statement.names}
+    return names
+
+
+def module_name_exists(dotted: str) -> bool:
+    """Whether ``noveval.a.b[.Name[.attribute]]`` is a module of the package, or a name that one
+    defines (read from its source, nothing imported); a placeholder ends the name."""
+    parts = re.match(r"noveval((?:\.[A-Za-z_]\w*)*)", dotted).group(1).split(".")[1:]
+    folder, body = PACKAGE, None
+    while parts and body is None:
+        if (folder / parts[0]).is_dir():
+            folder = folder / parts.pop(0)
+        elif (folder / f"{parts[0]}.py").is_file():
+            body = ast.parse((folder / f"{parts.pop(0)}.py").read_text(encoding="utf-8")).body
+        elif (folder / "__init__.py").is_file():
+            body = ast.parse((folder / "__init__.py").read_text(encoding="utf-8")).body
+        else:
+            return False
+    for part in parts:
+        names = defined_names(body)
+        if part not in names:
+            return False
+        body = names[part]
+    return True
+
+
+def repository_path_exists(path: str) -> bool:
+    """Whether a path (``<x>`` and ``{x}`` any name, ``{a,b}`` both, ``...`` any folders, ``*``
+    any name) names at least one file or folder of the checkout."""
+    if found := re.search(r"\{([^{}]*,[^{}]*)\}", path):
+        return all(
+            repository_path_exists(path[: found.start()] + choice + path[found.end() :])
+            for choice in found.group(1).split(",")
+        )
+    pattern = re.sub(r"<[^<>]+>|\{[^{}]*\}", "*", path).replace("...", "**")
+    return bool(glob.glob(str(REPO / pattern), recursive=True, include_hidden=True))
+
+
+def snakemake_names(command: str) -> tuple[list[str], list[str]]:
+    """The rules and targets a Snakemake command names, and its config files."""
+    words = re.sub(r"<[^<>]*>", "<placeholder>", command.split("\n")[0]).split()
+    starts = [i for i, word in enumerate(words) if re.fullmatch(r"(.*/)?snakemake", word)]
+    if not starts:
+        return [], []
+    rules, configs, option, skip = [], [], None, False
+    for word in words[starts[0] + 1 :]:
+        if skip:
+            skip = False
+        elif word.startswith("-"):
+            option, skip = word, SNAKEMAKE_VALUES.get(word, False)
+        elif option == "--configfile":
+            configs += [] if word in EXAMPLE_FILES or word.startswith("<") else [word]
+        elif re.fullmatch(r"[a-z][a-z0-9_]*", word):
+            rules.append(word)
+    return rules, configs
+
+
+def span_names(span: str, families: set[str]) -> dict[str, list[str]]:
+    """What an inline code span names: a repository path, a module, a config key (a value after
+    ``: `` left out) or a rule (a name that starts like a family of rules)."""
+    word = span.split(": ")[0].rstrip(":")
+    if " " in word:
+        return {}
+    if word.startswith((*ROOTS, "noveval/")):
+        return {"path": [re.sub(r"^noveval/", "src/noveval/", word)]}
+    if re.match(r"\w+/(.*(/|\.\w+))?$", word) and (PACKAGE / word.split("/")[0]).is_dir():
+        return {"path": [f"src/noveval/{word}"]}  # a package folder's (not a batch's name)
+    if word.startswith("noveval.") and not word.endswith(FILE_ENDINGS):
+        return {"module": [word]}
+    if re.fullmatch(r"[a-z_]+(\.[\w<>*-]+)+", word) and word not in NOT_CONFIG_KEYS:
+        return {"config key": [word]}
+    if re.fullmatch(r"[a-z]+(_[a-z0-9]+)+", word) and word.split("_")[0] in families:
+        return {"rule": [word]} if word not in NOT_RULES else {}
+    return {}
+
+
+def page_names(page: Path, text: str, families: set[str]) -> dict[str, list[str]]:
+    """Every repository path, module, config key and rule a page names: in its code spans, its
+    links, its layout trees, its prose (a path under a repository folder), after the word
+    "rule", and in its Snakemake commands (the targets, the config files)."""
+    prose = prose_of(text)
+    names = {"path": tree_paths(text), "module": [], "config key": [], "rule": []}
+    for link in re.findall(r"\]\(([^)#:\s]+)[)#]", text):  # a URL is no path
+        names["path"].append((page.parent / link).resolve().relative_to(REPO).as_posix())
+    bare = re.sub(r"`[^`]+`|\]\([^)]*\)", "", prose)
+    names["path"] += [path.rstrip(".:") for path in PROSE_PATH.findall(bare)]
+    names["rule"] += re.findall(r"\brules? `(\w+)`", prose)
+    spans = code_spans(prose)
+    for command in [*commands_in(text), *(span for span in spans if "snakemake" in span)]:
+        targets, configs = snakemake_names(command)
+        names["rule"] += targets
+        names["path"] += configs
+    for span in spans:
+        for kind, found in span_names(span, families).items():
+            names[kind] += found
+    return names
+
+
+def broken_names(pages: dict[Path, str], rules: set[str]) -> list[str]:
+    """Every name a page (its place in the checkout, its text) gives that does not exist, as
+    ``page: kind `name```; a results path is an output, not checked."""
+    config = schema()
+    exists = {
+        "path": lambda path: path.startswith("results/") or repository_path_exists(path),
+        "module": module_name_exists,
+        "config key": lambda key: (
+            key.split(".")[0] not in config["properties"]
+            or config_key_exists(config, key.split("."))
+        ),
+        "rule": rules.__contains__,
+    }
+    families = {rule.split("_")[0] for rule in rules if "_" in rule}
+    return sorted(
+        {
+            f"{page.relative_to(REPO)}: {kind} `{name}`"
+            for page, text in pages.items()
+            for kind, names in page_names(page, text, families).items()
+            for name in names
+            if not exists[kind](name)
+        }
+    )
+
+
+def named_pages() -> dict[Path, str]:
+    return {page: page.read_text(encoding="utf-8") for page in NAMED_PAGES}
+
+
+def test_every_name_the_pages_give_exists():
+    assert broken_names(named_pages(), workflow_rules()) == []
+
+
+def test_a_renamed_rule_fails_the_check_naming_it():
+    pages, rules = named_pages(), workflow_rules()
+    architecture = REPO / "docs" / "architecture.md"
+    renamed = {architecture: pages[architecture].replace("novbench_score", "novbench_scoring")}
+    assert broken_names(renamed, rules) == ["docs/architecture.md: rule `novbench_scoring`"]
+    without = broken_names(pages, rules - {"judges_card"})
+    assert "docs/architecture.md: rule `judges_card`" in without
+    assert all(finding.endswith("rule `judges_card`") for finding in without)
+
+
+def test_each_kind_of_name_is_checked():
+    """A page naming a moved path, module and name, an unknown config key, rule and target
+    is faulted on each; what it names that is no repository name passes."""
+    page = REPO / "docs" / "new.md"
+    text = (
+        "Read `src/noveval/models.schema.yaml`, tests/workflow/test_layer.py, "
+        "[the grid](../src/noveval/judges/paths.py), `noveval.judges.paths` and "
+        "`noveval.judges.grid.build.CONTROLLED`; set `inference.max_retry` or "
+        "`judges.custom.terse.variant`; rule `judges_cards` runs `judges_cardz`.\n\n"
+        "```bash\nsnakemake --cores 1 plans --configfile config/configs.yaml my-overlay.yaml\n"
+        "```\n\n"
+        "Fine: `src/noveval/core/models.schema.yaml`, `noveval.judges.grid.cells.CONTROLLED`, "
+        "`noveval.judges.systems.base.DedicatedJudge.decide`, `inference.max_retries`, "
+        "`judges.custom.terse.variants`, `judges.datasets.<name>`, `construction.*.expected`, "
+        "rule `judges_card`, `results/judges/cards/{judge}.md`, `weights.commit`, "
+        "`build_novelty_prompt`, `workflow/envs/<name>.post-deploy.sh`, "
+        "`src/noveval/core/published/{novbench,judges}.csv`, `prompts/judges/`, "
+        "[a page](https://example.org/x.py), `snakemake --cores 2 judges --configfile <overlay>`."
+    )
+    assert broken_names({page: text}, workflow_rules()) == [
+        f"docs/new.md: {finding}"
+        for finding in [
+            "config key `inference.max_retry`",
+            "config key `judges.custom.terse.variant`",
+            "module `noveval.judges.grid.build.CONTROLLED`",
+            "module `noveval.judges.paths`",
+            "path `config/configs.yaml`",
+            "path `src/noveval/judges/paths.py`",
+            "path `src/noveval/models.schema.yaml`",
+            "path `tests/workflow/test_layer.py`",
+            "rule `judges_cards`",
+            "rule `judges_cardz`",
+            "rule `plans`",
+        ]
+    ]

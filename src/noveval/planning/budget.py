@@ -5,8 +5,8 @@ Before the first job, ``onstart`` prices the calls of the run's pending inferenc
 journal has answered (:func:`planned_cost`): a job whose requests tables are written is priced
 from its own prompts, one whose tables are not written yet from the DAG's estimate of its calls
 (``noveval.cluster.resources.InferenceJobs``) at ``budget.assumed_prompt_tokens`` each; output
-tokens are the compute plan's (``noveval.planning.output_tokens_per_call``), batch-API calls at the
-batch price. Spend so far plus that plan over ``budget.max_usd`` (or a track's cap,
+tokens are the compute plan's (``noveval.inference.workloads.output_tokens_per_call``), batch-API
+calls at the batch price. Spend so far plus that plan over ``budget.max_usd`` (or a track's cap,
 ``budget.tracks``) stops the run before any job, naming the largest cells.
 
 While running, the calling jobs keep and read the ledger (``noveval.inference.ledger``).

@@ -169,9 +169,3 @@ class CustomCell:
     ideas: str
     wording: str
     change: str
-
-
-def custom_cell_id(cell: CustomCell) -> str:
-    """A custom cell's name in its model's batch (its requests' folder under the model's)."""
-    keys = (cell.judge, cell.format, cell.setup, cell.ideas, cell.wording, cell.change)
-    return "/".join((CUSTOM, *keys))
