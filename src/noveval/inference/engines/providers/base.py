@@ -4,6 +4,7 @@ found by name (:func:`provider_for`); nothing else branches on which API a model
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
@@ -45,23 +46,26 @@ class BatchFailed(RuntimeError):
     """A whole batch failed (its input did not validate): no call of it has a result."""
 
 
-class BatchApi:
+class BatchApi(ABC):
     """A provider's batch endpoint: submit calls, poll a batch, read its outcomes."""
 
     name: ClassVar[str]
     limits: ClassVar[tuple[int, int]]  # requests and bytes per batch
 
+    @abstractmethod
     def submit(self, bodies: dict[str, dict]) -> dict:
-        raise NotImplementedError
+        """Send one batch of calls (request id -> body); the provider's batch record."""
 
+    @abstractmethod
     def poll(self, batch_id: str) -> tuple[bool, str]:
-        raise NotImplementedError
+        """Whether the batch has ended, and its status."""
 
+    @abstractmethod
     def results(self, batch_id: str) -> Iterator[Outcome]:
-        raise NotImplementedError
+        """Each call's outcome in an ended batch."""
 
 
-class Provider:
+class Provider(ABC):
     """One wire API of one endpoint: the SDK call a request row becomes (``arguments``,
     ``create``), the answer read back (``answer``), and its batch API where it has one.
 
@@ -77,26 +81,26 @@ class Provider:
         self.endpoint = endpoint
 
     @staticmethod
+    @abstractmethod
     def sdk() -> ModuleType:
         """The SDK module, imported at the first call rather than with this package: the
         workflow imports the package to plan its jobs, and the SDKs take seconds to import."""
-        raise NotImplementedError
 
+    @abstractmethod
     def client(self, timeout_s: float):
         """The SDK's async client (its own retries off: tenacity retries)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def sync_client(self, timeout_s: float, max_retries: int):
         """The SDK's blocking client, with the SDK's own retries (lookups, batches)."""
-        raise NotImplementedError
 
     def retryable(self) -> tuple[type[Exception], ...]:
         """Failures worth another attempt (``RETRYABLE``)."""
         return tuple(getattr(self.sdk(), name) for name in RETRYABLE)
 
+    @abstractmethod
     def errors(self) -> type[Exception]:
         """The base of every error the SDK raises for a call."""
-        raise NotImplementedError
 
     def not_found(self) -> type[Exception]:
         """The SDK's error for an unknown model."""
@@ -135,24 +139,24 @@ class Provider:
             arguments["extra_body"] = extra_body
         return arguments
 
+    @abstractmethod
     def body(
         self, request: dict, messages: list[dict], schema: dict | None, effort: str | None
     ) -> tuple[dict, dict]:
         """This API's own fields of a call: (SDK arguments, extra body fields)."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def create(self, client, arguments: dict):
         """Send one call."""
-        raise NotImplementedError
 
     def empty(self, result, text: str) -> bool:
         """An answer worth asking again: no text."""
         return not text
 
+    @abstractmethod
     def answer(self, result) -> tuple[str, str | None, Usage]:
         """Text, finish reason and token counts (reasoning in the output) of an answer; input
         tokens are the uncached ones."""
-        raise NotImplementedError
 
     def batches(self, settings) -> BatchApi:
         """The provider's batch API (``provider_batches.BatchSettings``)."""
