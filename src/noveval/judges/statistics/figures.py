@@ -67,6 +67,11 @@ def overlapping(texts, renderer) -> list[tuple[str, str]]:
     ]
 
 
+# adjustText's stopping rule: a number of iterations, not its default one second of wall-clock
+# time, so that a figure comes out byte for byte the same on any machine.
+ADJUST_ITERATIONS = 500
+
+
 def separate_labels(axis, texts, rounds: int = 10) -> None:
     """Move the labels off the points and off each other (adjustText), round after round until
     none overlaps (one round leaves some when many points coincide); warns if any still do."""
@@ -83,6 +88,7 @@ def separate_labels(axis, texts, rounds: int = 10) -> None:
             ax=axis,
             expand=(1.3, 1.6),
             arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5},
+            iter_lim=ADJUST_ITERATIONS,
         )
     if left := overlapping(texts, renderer):
         log.warning("%s: labels still overlap after %d rounds: %s", axis.get_title(), rounds, left)
