@@ -27,7 +27,7 @@ def rule_blocks() -> dict[str, str]:
 def test_the_workflow_has_one_script_and_every_script_rule_runs_its_named_stage():
     assert [path.name for path in (REPO / "workflow" / "scripts").iterdir()] == ["stage.py"]
     staged = {name: text for name, text in rule_blocks().items() if "scripts/stage.py" in text}
-    assert len(staged) == 76
+    assert len(staged) == 77
     for rule, text in staged.items():
         source = PACKAGE.joinpath(*stage_module(rule).split(".")).with_suffix(".py")
         assert source.is_file(), f"rule {rule}: no stage module {stage_module(rule)}"
@@ -37,6 +37,36 @@ def test_the_workflow_has_one_script_and_every_script_rule_runs_its_named_stage(
         assert "run" in functions, f"{source}: no run(job)"
         named = re.findall(r'stage_code\("(\w+)"', text)
         assert set(named) <= {rule}, f"rule {rule} hashes stage {named}"
+
+
+# Staged rules whose outputs carry no code version: downloads and copies checked against a pinned
+# digest (or, for the venue's notes, fetched or copied as they are), and the inference rules,
+# whose answers the call journal keys by request (their requests carry the code version).
+UNHASHED = {
+    "downloads": {
+        "novbench_download",
+        "novbench_annotation_download",
+        "judges_download",
+        "upstream_file",
+        "weights",
+        "construction_punkt_model",
+        "construction_judges_notes",
+    },
+    "inference": {"infer", "pilot_infer", "construction_judges_infer"},
+}
+
+
+def test_every_rule_that_transforms_data_records_its_code_version():
+    """A cached output says what made it: a staged rule outside the downloads and the inference
+    rules without stage_code(<its name>) fails here, naming it."""
+    exempt = set().union(*UNHASHED.values())
+    missing = [
+        rule
+        for rule, text in rule_blocks().items()
+        if "scripts/stage.py" in text and rule not in exempt and f'stage_code("{rule}"' not in text
+    ]
+    assert missing == []
+    assert exempt <= set(rule_blocks())  # no stale name
 
 
 def test_a_stage_module_is_named_by_its_rule():

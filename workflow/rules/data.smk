@@ -14,6 +14,7 @@ rule novbench_papers:
         perturbations=lambda wildcards: NOVBENCH.perturbation_release_paths(
             wildcards.dataset
         ),
+        code=stage_code("novbench_papers"),
     script:
         "../scripts/stage.py"
 

@@ -70,5 +70,7 @@ rule responses:
     localrule: True
     conda:
         "../envs/noveval.yaml"
+    params:
+        code=stage_code("responses"),
     script:
         "../scripts/stage.py"

@@ -21,6 +21,7 @@ rule pilot_requests:
         "../envs/noveval.yaml"
     params:
         per_cell=lambda wildcards: config["pilot"][PILOT_ITEMS[wildcards.track]],
+        code=stage_code("pilot_requests"),
     script:
         "../scripts/stage.py"
 
