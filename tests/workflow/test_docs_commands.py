@@ -42,8 +42,13 @@ NOT_RUN = {
     f"snakemake --profile profiles/slurm {PAPER}": "the paper grid itself (GPU-hours, paid "
     "calls); test_paper_run runs its judges and NovBench sections on the release copies through "
     "the loopback providers",
-    f"snakemake --cores 2 novbench {PAPER} --forcerun novbench_table novbench_radar": "needs the "
-    "paper grid's cached scores; test_paper_run forces the same two rules on its run",
+    f"snakemake --cores 1 bundle {PAPER}": "needs the paper grid's outputs; "
+    "tests/workflow/test_bundles.py exports the embedded run the same way",
+    "pip install -e .": "the base install, done here by make setup (with the extras)",
+    f"noveval bundle import results/bundle.zip {PAPER}": "needs the paper grid's bundle; "
+    "tests/workflow/test_bundles.py imports the embedded run's into a fresh clone",
+    f"snakemake --cores 4 all reproduction {PAPER}": "rebuilds the paper grid's tables from its "
+    "bundle; tests/workflow/test_bundles.py rebuilds the embedded run's, with no model rule",
     "cat > release.yaml <<'YAML'\njudges:\n  datasets: {release: ../shared/data/novelty-eval}   "
     "# sample: null would drop the shipped sample\nYAML": "the overlay of the command below",
     "snakemake --cores 2 judges --configfile config/config.yaml release.yaml": "SmolLM2 judging "
