@@ -66,9 +66,9 @@ def export_bundle(
         )
         paths.update(dict.fromkeys(files))
     extra = _journals(places.results) if journals else []
-    lock = Path(lock_path(config))
-    if (checkout / lock).resolve().is_relative_to(places.results) and (checkout / lock).is_file():
-        extra.append(places.relative(lock))
+    lock = places.inside(lock_path(config))
+    if lock and (places.results / lock).is_file():
+        extra.append(lock)
     paths.update(dict.fromkeys(extra))
     log.info("%d files, %d of them journals or the lock file", len(paths), len(extra))
     digests = {path: file_sha256(places.results / path) for path in paths}
@@ -82,14 +82,8 @@ def export_bundle(
 
 def _outputs(job: PlannedJob, places: Places) -> list[str]:
     """The job's output files under the results folder, relative to it (none under logs/)."""
-    found = []
-    for output in job.outputs:
-        absolute = (places.checkout / output).resolve()
-        if absolute.is_relative_to(places.results):
-            relative = absolute.relative_to(places.results).as_posix()
-            if relative.split("/")[0] not in LEFT_OUT:
-                found.append(relative)
-    return found
+    inside = [places.inside(output) for output in job.outputs]
+    return [path for path in inside if path and path.split("/")[0] not in LEFT_OUT]
 
 
 def _fingerprint(job: PlannedJob, places: Places) -> tuple[str | None, str, dict]:

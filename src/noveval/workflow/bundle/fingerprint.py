@@ -37,10 +37,13 @@ class Places:
     def registry_digest(self) -> str:
         return f"registry:sha256:{file_sha256(self.registry)}"
 
-    def relative(self, path: str | Path) -> str:
-        """A path (absolute or relative to the checkout) under the results folder, relative to
-        it."""
-        return (self.checkout / path).resolve().relative_to(self.results).as_posix()
+    def inside(self, path: str | Path) -> str | None:
+        """``path`` (absolute or relative to the checkout) relative to the results folder, or
+        None outside it."""
+        absolute = (self.checkout / path).resolve()
+        if not absolute.is_relative_to(self.results):
+            return None
+        return absolute.relative_to(self.results).as_posix()
 
 
 @dataclass(frozen=True)

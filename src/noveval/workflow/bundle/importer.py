@@ -54,7 +54,7 @@ def decide(jobs: list[PlannedJob], places: Places, manifest: Manifest) -> Decisi
     decision = Decision()
     matched: set[int] = set()
     for position, job in enumerate(jobs):
-        outputs = _relative_outputs(job, places)
+        outputs = [path for path in map(places.inside, job.outputs) if path]
         if not outputs:
             continue
         bundled = {made_by.get(path) for path in outputs}
@@ -78,15 +78,6 @@ def decide(jobs: list[PlannedJob], places: Places, manifest: Manifest) -> Decisi
         else:
             decision.add(job.rule, reason, len(outputs))
     return decision
-
-
-def _relative_outputs(job: PlannedJob, places: Places) -> list[str]:
-    found = []
-    for output in job.outputs:
-        absolute = (places.checkout / output).resolve()
-        if absolute.is_relative_to(places.results):
-            found.append(absolute.relative_to(places.results).as_posix())
-    return found
 
 
 def import_bundle(
