@@ -6,7 +6,9 @@ rule gets the provider's HTTP 400 ``invalid_request_error``; an accepted one get
 with fixed token counts (``INPUT_TOKENS``, ``OUTPUT_TOKENS``), so costs can be worked by hand.
 Every request is recorded as (path, X-Request-Id header, body) in ``server.bodies``.
 ``server.overloaded`` answers that many calls with Anthropic's 529 ``overloaded_error`` first
-(a retryable failure).
+(a retryable failure). ``server.storm`` (a :class:`Storm`) fails a share of calls, drawn from a
+seeded generator, with the transient failures the providers document: 429 ``rate_limit_error``
+and 503 with a ``retry-after-ms`` header (as OpenAI sends it), 500 and Anthropic's 529 without.
 
 The providers' batch APIs, with the limits and rules of their documentation, each request of a
 batch checked by the rules above (recorded as (batch id, custom id, body) in
@@ -82,8 +84,10 @@ import email.parser
 import email.policy
 import itertools
 import json
+import random
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -773,13 +777,38 @@ GET_ROUTES = [
 ]
 
 
+class Storm:
+    """Transient failures of a share of calls, drawn from a seeded generator; ``struck`` counts
+    them by status."""
+
+    def __init__(self, share: float, seed: int, retry_after_ms: int = 10):
+        self.share = share
+        self.random = random.Random(seed)
+        self.retry_after_ms = retry_after_ms
+        self.struck: Counter = Counter()
+
+    def strike(self, anthropic: bool) -> tuple[int, dict, dict] | None:
+        """None for a call let through, else (status, body, headers) of its failure."""
+        if self.random.random() >= self.share:
+            return None
+        status = self.random.choice((429, 503, 500, 529 if anthropic else 502))
+        self.struck[status] += 1
+        kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
+        error = {"type": kind, "message": f"loopback storm: {status}"}
+        body = {"type": "error", "error": error} if anthropic else {"error": error}
+        retry = {"retry-after-ms": str(self.retry_after_ms)} if status in (429, 503) else {}
+        return status, body, retry
+
+
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # quiet
         pass
 
-    def _reply(self, status: int, payload: dict) -> None:
+    def _reply(self, status: int, payload: dict, headers: dict | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -836,6 +865,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers["Content-Length"]))
         if self.server.key and self.headers.get("Authorization") != f"Bearer {self.server.key}":
+            with self.server.lock:
+                self.server.refused += 1
             return self._reply(401, {"error": {"message": "Unauthorized"}})
         if self.path in ("/v1/files", "/v1/batches", "/v1/messages/batches"):
             return self._post_batch(raw)
@@ -845,7 +876,8 @@ class Handler(BaseHTTPRequestHandler):
             server.bodies.append((self.path, self.headers.get("X-Request-Id"), body))
             overloaded = server.overloaded > 0
             server.overloaded -= overloaded
-        anthropic = self.path == "/v1/messages"
+            anthropic = self.path == "/v1/messages"
+            struck = server.storm.strike(anthropic) if server.storm else None
         if self.path not in ROUTES:
             return self._reply(404, {"error": {"message": f"no route {self.path}"}})
         key = self.headers.get("x-api-key") or self.headers.get("Authorization")
@@ -854,6 +886,8 @@ class Handler(BaseHTTPRequestHandler):
         if overloaded:
             error = {"type": "overloaded_error", "message": "Overloaded"}
             return self._reply(529, {"type": "error", "error": error})
+        if struck:
+            return self._reply(*struck)
         check, answer = ROUTES[self.path]
         try:
             check(body)
@@ -942,6 +976,7 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.bodies: list[tuple[str, str | None, dict]] = []
         self.overloaded = 0
+        self.storm: Storm | None = None
         self.files: dict[str, tuple[dict, bytes]] = {}
         self.batches: dict[str, tuple[dict, list[dict]]] = {}
         self.message_batches: dict[str, tuple[dict, list[dict], list[dict]]] = {}
@@ -952,6 +987,7 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.cache: set = set()  # prompt-cache prefixes written so far
         self.unknown: set[str] = set()  # model ids the providers answer with a 404
         self.key: str | None = None  # the key a local server demands (None: none)
+        self.refused = 0  # calls answered 401 for another key than ``key``
         # model id -> its chat completions or Responses answer, or a function of the request body
         # giving it (else ANSWER)
         self.answers: dict[str, str | Callable[[dict], str]] = {}

@@ -31,7 +31,6 @@ MINIMAL = {
     "inference": {
         "concurrency": 1,
         "request_timeout_s": 60,
-        "max_retries": 1,
         "server_start_timeout_s": 60,
     },
     "novbench": {

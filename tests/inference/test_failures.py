@@ -35,7 +35,7 @@ from noveval.novbench.scoring import SCORE_COLUMNS, SentenceScores, score_output
 FAST_FAILURE = {
     "concurrency": 1,
     "request_timeout_s": 300,
-    "max_retries": 1,  # no retry: a refused connection fails at once
+    "retry_for": 0,  # no retry: a refused connection fails at once
     "server_start_timeout_s": 60,
 }
 

@@ -183,7 +183,7 @@ def test_chunks_answer_their_share_and_a_rerun_sends_nothing(tmp_path, loopback,
         ]
         pd.DataFrame(rows).to_parquet(path, index=False)
         requests.append(str(path))
-    settings = {"concurrency": 2, "request_timeout_s": 10, "max_retries": 0}
+    settings = {"concurrency": 2, "request_timeout_s": 10, "retry_for": 0}
     settings |= {"server_start_timeout_s": 10, "failure_budget": 0}
 
     def chunk(name: str) -> str:

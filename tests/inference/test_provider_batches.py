@@ -60,7 +60,7 @@ def settings(model: str) -> dict:
     return {
         "concurrency": 2,
         "request_timeout_s": 30,
-        "max_retries": 2,
+        "retry_for": 16,
         "server_start_timeout_s": 10,
         "failure_budget": 0,
         "batch_api": [model],

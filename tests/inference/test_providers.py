@@ -95,10 +95,10 @@ def model_requests(spec) -> list[dict]:
     return rows
 
 
-def send(loopback, spec, rows, tmp_path, monkeypatch, max_retries=2, concurrency=4):
+def send(loopback, spec, rows, tmp_path, monkeypatch, retry_for=30.0, concurrency=4):
     monkeypatch.setenv(spec.api_key_env, "sk-loopback")
     pointed = replace(spec, base_url=loopback.base_url(spec.api))
-    settings = ClientSettings(concurrency, 30, max_retries)
+    settings = ClientSettings(concurrency, 30, retry_for)
     with Journal(tmp_path / spec.name, "job") as journal:
         with serve(pointed, tmp_path / "serve.log") as endpoint:
             failures = send_requests(rows, endpoint, journal, settings, spec.cost_usd)
@@ -153,18 +153,18 @@ def test_loopback_rejects_what_the_documentation_forbids(loopback, tmp_path, mon
         ("claude-opus-4-5", raw, "seed: Extra inputs are not permitted"),
     ]
     for name, row, message in cases:
-        failures, records = send(loopback, REGISTRY.model(name), [row], tmp_path, monkeypatch, 1)
+        failures, records = send(loopback, REGISTRY.model(name), [row], tmp_path, monkeypatch, 0)
         assert failures == 1 and "BadRequestError" in records[-1]["error"]
         assert message in records[-1]["error"] and records[-1]["cost_usd"] == 0.0
     gpt5_chat = replace(REGISTRY.model("gpt-5.1"), api="chat", accepts_temperature=True)
-    failures, records = send(loopback, gpt5_chat, [raw], tmp_path, monkeypatch, 1)
+    failures, records = send(loopback, gpt5_chat, [raw], tmp_path, monkeypatch, 0)
     assert failures == 1 and "Use 'max_completion_tokens' instead" in records[-1]["error"]
     gpt5_chat = replace(gpt5_chat, token_limit="max_completion_tokens")
-    failures, records = send(loopback, gpt5_chat, [raw], tmp_path, monkeypatch, 1)
+    failures, records = send(loopback, gpt5_chat, [raw], tmp_path, monkeypatch, 0)
     assert "Only the default (1) value is supported" in records[-1]["error"]
     sonnet = REGISTRY.model("claude-sonnet-4-5")
     forced = {**build_request("raw|1", sonnet, messages, DECODING), "reasoning_effort": "low"}
-    failures, records = send(loopback, sonnet, [forced], tmp_path, monkeypatch, 1)
+    failures, records = send(loopback, sonnet, [forced], tmp_path, monkeypatch, 0)
     assert "does not support effort 'low'" in records[-1]["error"]
 
 
@@ -172,7 +172,7 @@ def test_overloaded_anthropic_calls_are_retried(loopback, tmp_path, monkeypatch)
     spec = REGISTRY.model("claude-opus-4-6")
     row = build_request("retry|0", spec, [{"role": "user", "content": "Idea?"}], DECODING)
     loopback.overloaded = 1
-    failures, records = send(loopback, spec, [row], tmp_path, monkeypatch, max_retries=3)
+    failures, records = send(loopback, spec, [row], tmp_path, monkeypatch, retry_for=30.0)
     assert failures == 0 and len(records) == 1 and records[0]["error"] is None
     assert [rid for _, rid, _ in loopback.bodies].count(row["request_id"]) == 2
 
@@ -238,7 +238,7 @@ def test_grid_refuses_or_names_what_a_model_cannot_do():
 def test_a_retired_model_answers_not_found_and_is_not_retried(loopback, tmp_path, monkeypatch):
     spec = REGISTRY.model("claude-sonnet-4-5")
     row = build_request("retired|0", spec, [{"role": "user", "content": "Idea?"}], DECODING)
-    failures, records = send(loopback, spec, [row], tmp_path, monkeypatch, max_retries=3)
+    failures, records = send(loopback, spec, [row], tmp_path, monkeypatch, retry_for=30.0)
     assert failures == 1 and records[0]["error"].startswith("NotFoundError")
     assert "not_found_error" in records[0]["error"] and records[0]["cost_usd"] == 0.0
     assert [rid for _, rid, _ in loopback.bodies].count(row["request_id"]) == 1
@@ -305,7 +305,7 @@ def test_loopback_refuses_malformed_cache_control(loopback, tmp_path, monkeypatc
         DECODING,
         cache_control={"type": "ephemeral"},
     )
-    failures, records = send(loopback, spec, [persistent, day, five], tmp_path, monkeypatch, 1)
+    failures, records = send(loopback, spec, [persistent, day, five], tmp_path, monkeypatch, 0)
     errors = sorted(record["error"] for record in records)
     assert failures == 3 and all(error.startswith("BadRequestError") for error in errors)
     assert any("cache_control.type: Input should be 'ephemeral'" in e for e in errors)

@@ -35,7 +35,7 @@ def test_killed_job_resumes_without_repeating_calls(tmp_path, tiny_config, proxi
             "inference": {
                 "concurrency": 1,
                 "request_timeout_s": 120,
-                "max_retries": 2,
+                "retry_for": 16,
                 "server_start_timeout_s": 60,
             },
         },

@@ -284,7 +284,7 @@ def test_a_cell_checks_its_ideas_and_a_rerun_calls_and_searches_nothing(
         ai_scientist_check(
             str(tmp_path / "instances.parquet"), cell, str(registry),
             {"temperature": 0.0, "seed": 0}, {**settings, "all_failed": "wrong"},
-            {"concurrency": 2, "request_timeout_s": 30, "max_retries": 1,
+            {"concurrency": 2, "request_timeout_s": 30, "retry_for": 0,
              "server_start_timeout_s": 30},
             {"base_url": loopback_s2.base_url, "requests_per_second": 0.9},
             str(tmp_path / "s2"), str(tmp_path / "journals"), str(out / "verdicts.parquet"),

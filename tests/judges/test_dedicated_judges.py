@@ -87,7 +87,7 @@ def test_a_third_system_runs_through_the_shared_runner_and_a_rerun_sends_nothing
         run_system(
             OneCall("gpt-4o"), cell, str(tmp_path / "i.parquet"), str(registry),
             str(tmp_path / "journals"),
-            {"concurrency": 2, "request_timeout_s": 30, "max_retries": 1,
+            {"concurrency": 2, "request_timeout_s": 30, "retry_for": 0,
              "server_start_timeout_s": 30},
             {"base_url": loopback_s2.base_url}, str(tmp_path / "s2"),
             str(tmp_path / "verdicts.parquet"), str(tmp_path / "transcript.jsonl"),

@@ -43,7 +43,7 @@ def job(tmp_path: Path, loopback, calls: int, budget: dict) -> dict:
     requests = model_folder / "zero_shot" / "none" / "requests.parquet"
     requests.parent.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).to_parquet(requests, index=False)
-    settings = {"concurrency": 1, "request_timeout_s": 30, "max_retries": 2}
+    settings = {"concurrency": 1, "request_timeout_s": 30, "retry_for": 5}
     return {
         "requests_paths": [str(requests)],
         "responses_path": str(model_folder / "responses" / "cells" / "1-of-1.parquet"),

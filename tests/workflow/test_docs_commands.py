@@ -575,7 +575,7 @@ def test_each_kind_of_name_is_checked():
         "```bash\nsnakemake --cores 1 plans --configfile config/configs.yaml my-overlay.yaml\n"
         "```\n\n"
         "Fine: `src/noveval/core/models.schema.yaml`, `noveval.judges.grid.cells.CONTROLLED`, "
-        "`noveval.judges.systems.base.DedicatedJudge.decide`, `inference.max_retries`, "
+        "`noveval.judges.systems.base.DedicatedJudge.decide`, `inference.retry_for`, "
         "`judges.custom.terse.variants`, `judges.datasets.<name>`, `construction.*.expected`, "
         "rule `judges_card`, `results/judges/cards/{judge}.md`, `weights.commit`, "
         "`build_novelty_prompt`, `workflow/envs/<name>.post-deploy.sh`, "

@@ -41,7 +41,7 @@ rule judges_novelty_checker:
             config["inference"],
             "concurrency",
             "request_timeout_s",
-            "max_retries",
+            "retry_for",
             "server_start_timeout_s",
         ),
         settings=NOVELTY_CHECKER,

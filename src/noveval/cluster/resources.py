@@ -168,13 +168,19 @@ class InferenceJobs:
         return [chunk_path(results, *batch, chunk) for chunk in self.chunks(*batch)]
 
     def first_runtime(self, track: str, dataset: str, model: str, batch: str) -> int:
-        """The time limit of a chunk's first attempt: the plan's estimate with its safety factor."""
+        """The time limit of a chunk's first attempt: the plan's estimate with its safety factor;
+        a hosted model's job also gets ``inference.retry_for`` (a provider's outage is retried
+        that long within the job), as far as its partition allows."""
         spec = self.spec(model)
         calls = self.size(track, dataset, model, batch)[1]
         concurrency = self.config["inference"]["concurrency"]
-        return runtime_minutes(
+        estimate = runtime_minutes(
             spec, calls, self.max_tokens(track), concurrency, self.settings, track
         )
+        if spec.engine != "api":
+            return estimate
+        outage = math.ceil(self.config["inference"]["retry_for"] / 60)
+        return max(estimate, min(estimate + outage, int(self.limit(spec))))
 
     def resources(self) -> dict[str, Callable]:
         """Resources of rule ``infer``, each a function of the job's wildcards (and attempt):

@@ -45,7 +45,7 @@ SAMPLING_EXTRAS = {"top_p": float, "top_k": int, "sampling": str}
 _dropped_logged: set[tuple[str, str]] = set()
 PLACEMENT = ("constraint", "slurm_extra")  # where a model's jobs run (SLURM), not what they do
 # Registry fields that change no answer of a model, left out of its fingerprint.
-NOT_ANSWERS = (*PLACEMENT, "retired")
+NOT_ANSWERS = (*PLACEMENT, "retired", "requests_per_minute", "tokens_per_minute")
 
 
 class RegistryError(ValueError):
@@ -76,6 +76,9 @@ class ModelSpec:
     price_per_million: dict = field(default_factory=lambda: {"input": 0.0, "output": 0.0})
     price_per_thousand_web_searches: float = 0.0  # the hosted web-search tool's calls
     throughput_tokens_per_s: float | None = None
+    # The provider's rate limits for your account (its tier): calls are paced to them.
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
     extra_server_args: tuple[str, ...] = ()
     # Request and server options for the models that have them (vLLM and hosted APIs).
     reasoning_effort: str | None = None

@@ -27,7 +27,7 @@ import pandas as pd
 from noveval.core.files import write_table
 from noveval.core.registry import load_registry
 from noveval.inference.chunks import chunk_ids
-from noveval.inference.engines.client import ClientSettings, send_requests
+from noveval.inference.engines.client import ClientSettings, retry_window, send_requests
 from noveval.inference.engines.journal import Journal, read_records
 from noveval.inference.engines.provider_batches import BatchSettings, send_batches, uses_batch_api
 from noveval.inference.engines.servers import serve
@@ -112,7 +112,9 @@ def run_inference(
             # llama_cpp.server answers one request at a time: queued ones would only time out.
             concurrency=1 if spec.engine == "llamacpp" else settings["concurrency"],
             request_timeout_s=settings["request_timeout_s"],
-            max_retries=settings["max_retries"],
+            retry_for_s=retry_window(spec.engine, settings["retry_for"]),
+            requests_per_minute=spec.requests_per_minute,
+            tokens_per_minute=spec.tokens_per_minute,
         )
         weights = local_weights(weights_manifests[0]) if weights_manifests else None
         timeout = settings["server_start_timeout_s"]

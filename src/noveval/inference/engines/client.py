@@ -1,10 +1,14 @@
 """One async client for every engine and provider API (``noveval.inference.engines.providers``,
 found by the endpoint's API).
 
-Bounded concurrency, retries with exponential backoff on rate limits, server errors and
-timeouts (tenacity), an empty answer asked again (the judge study's client: 3 attempts in all),
-token counts, latency and cost per call (every attempt's tokens). Every finished call, answered or
-failed, goes to the job's journal the moment it arrives.
+Bounded concurrency; a transient failure (rate limit, server error, overloaded, timeout, dropped
+connection) retried for up to ``retry_for_s`` seconds a call (tenacity), after the wait the
+provider's ``retry-after`` header asks for or else an exponential, jittered backoff (so that a
+provider's outage of about that long is ridden out); calls paced to the model's requests- and
+tokens-per-minute limits where the registry gives them (aiolimiter); an empty answer asked again
+(the judge study's client: 3 attempts in all); token counts, latency and cost per call (every
+attempt's tokens). Every finished call, answered or failed, goes to the job's journal the moment
+it arrives.
 """
 
 from __future__ import annotations
@@ -14,19 +18,24 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
+from aiolimiter import AsyncLimiter
 from tenacity import (
     AsyncRetrying,
+    RetryCallState,
     retry_if_exception_type,
-    stop_after_attempt,
+    stop_after_delay,
     wait_exponential_jitter,
 )
 
 from noveval.core.pricing import Usage
 from noveval.inference.engines.journal import Journal
 from noveval.inference.engines.providers import Endpoint, Provider, provider_for
+from noveval.inference.engines.providers.base import present
 
-__all__ = ["ClientSettings", "Endpoint", "send_requests"]
+__all__ = ["ClientSettings", "Endpoint", "retry_window", "send_requests"]
 COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_tokens")
 
 log = logging.getLogger(__name__)
@@ -36,34 +45,116 @@ log = logging.getLogger(__name__)
 class ClientSettings:
     concurrency: int = 4
     request_timeout_s: float = 600.0
-    max_retries: int = 5
+    retry_for_s: float = 3600.0  # how long a call's transient failures are retried
     empty_answer_attempts: int = 3  # calls of a request whose answers stay empty
+    requests_per_minute: float | None = None  # the provider's limits for the model (registry)
+    tokens_per_minute: float | None = None
 
 
-async def _call(client, provider: Provider, request: dict, settings):
+CHARS_PER_TOKEN = 4  # a prompt's estimated tokens, as the compute plan counts them
+
+
+def counted_tokens(request: dict) -> int:
+    """What a call counts against a tokens-per-minute limit, as providers estimate it before
+    answering: its prompt (at :data:`CHARS_PER_TOKEN`) plus its output cap."""
+    cap = request.get("max_tokens")
+    return len(request["messages"]) // CHARS_PER_TOKEN + (int(cap) if present(cap) else 0)
+
+
+class Pace:
+    """Calls paced to a model's requests- and tokens-per-minute limits (leaky buckets of a
+    minute; none where the registry gives no limit), every attempt counted; ``waited``: the
+    seconds calls spent waiting for them."""
+
+    def __init__(self, settings: ClientSettings):
+        self.requests = _limiter(settings.requests_per_minute)
+        self.tokens = _limiter(settings.tokens_per_minute)
+        self.waited = 0.0
+
+    async def wait(self, request: dict) -> None:
+        began = time.monotonic()
+        if self.requests:
+            await self.requests.acquire()
+        if self.tokens:
+            await self.tokens.acquire(min(self.tokens.max_rate, counted_tokens(request)))
+        self.waited += time.monotonic() - began
+
+
+def _limiter(per_minute: float | None) -> AsyncLimiter | None:
+    return AsyncLimiter(per_minute, 60) if per_minute else None
+
+
+LOCAL_RETRY_FOR_S = 60.0  # a local server that keeps failing is down, not busy: fail the job
+
+
+def retry_window(engine: str, retry_for_s: float) -> float:
+    """Seconds a call to ``engine`` is retried for: ``retry_for_s`` (config ``inference.
+    retry_for``) for hosted APIs, at most :data:`LOCAL_RETRY_FOR_S` for a local server."""
+    return retry_for_s if engine == "api" else min(retry_for_s, LOCAL_RETRY_FOR_S)
+
+
+BACKOFF = wait_exponential_jitter(max=60)  # where the provider names no wait
+
+
+def retry_after_s(error: BaseException) -> float | None:
+    """The wait a failed call's response asks for: ``retry-after-ms``, else ``retry-after`` in
+    seconds or as an HTTP date (both SDKs' errors carry the response); None if it names none."""
+    headers = getattr(getattr(error, "response", None), "headers", None) or {}
+    if (milliseconds := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    if (value := headers.get("retry-after")) is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds())
+    except (TypeError, ValueError):
+        return None
+
+
+def retry_wait(state: RetryCallState) -> float:
+    """The provider's ``retry-after`` where it gives one, else the jittered backoff."""
+    asked = retry_after_s(state.outcome.exception())
+    return BACKOFF(state) if asked is None else asked
+
+
+async def _call(client, provider: Provider, request: dict, settings, pace: Pace):
     arguments = provider.arguments(request)
-    async for attempt in AsyncRetrying(
-        retry=retry_if_exception_type(provider.retryable()),
-        stop=stop_after_attempt(settings.max_retries),
-        wait=wait_exponential_jitter(initial=1, max=60),
-        reraise=True,
-        before_sleep=lambda state: log.warning(
-            "request %s: %s, retry %d",
+
+    def waiting(state: RetryCallState) -> None:
+        log.warning(
+            "request %s: %s, retry %d in %.1f s (retried for %.0f s of %.0f s)",
             request["request_id"],
             type(state.outcome.exception()).__name__,
             state.attempt_number,
-        ),
+            state.upcoming_sleep,
+            state.seconds_since_start,
+            settings.retry_for_s,
+        )
+
+    async for attempt in AsyncRetrying(
+        retry=retry_if_exception_type(provider.retryable()),
+        stop=stop_after_delay(settings.retry_for_s),
+        wait=retry_wait,
+        reraise=True,
+        before_sleep=waiting,
     ):
         with attempt:
+            await pace.wait(request)
             return await provider.create(client, arguments)
 
 
-async def _answer(client, provider: Provider, request: dict, settings):
+async def _answer(client, provider: Provider, request: dict, settings, pace: Pace):
     """Text, finish reason and token counts of a request, asked again while its answer is
     empty (``settings.empty_answer_attempts`` calls at most); the counts are every call's."""
     total = Usage()
     for attempt in range(1, settings.empty_answer_attempts + 1):
-        completion = await _call(client, provider, request, settings)
+        completion = await _call(client, provider, request, settings, pace)
         text, finish_reason, usage = provider.answer(completion)
         total = Usage(
             *(getattr(total, field) + getattr(usage, field) for field in COUNTS),
@@ -130,6 +221,7 @@ def send_requests(
         provider = provider_for(endpoint)
         client = provider.client(settings.request_timeout_s)
         gate = asyncio.Semaphore(settings.concurrency)
+        pace = Pace(settings)
         started = time.monotonic()
         failures = 0
         completed = 0
@@ -140,7 +232,9 @@ def send_requests(
                 began = time.monotonic()
                 record = {"request_id": request["request_id"], "item_id": request["item_id"]}
                 try:
-                    text, finish_reason, usage = await _answer(client, provider, request, settings)
+                    text, finish_reason, usage = await _answer(
+                        client, provider, request, settings, pace
+                    )
                 except provider.errors() as error:
                     failures += 1
                     record.update(_failed(error, time.monotonic() - began))
@@ -168,6 +262,13 @@ def send_requests(
             await asyncio.gather(*(one(request) for request in requests))
         finally:
             await client.close()
+        if pace.waited:
+            log.info(
+                "calls waited %.1f s in all for the rate limits (%s requests, %s tokens a minute)",
+                pace.waited,
+                settings.requests_per_minute or "no limit of",
+                settings.tokens_per_minute or "no limit of",
+            )
         return failures
 
     return asyncio.run(send_all())

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -42,7 +43,7 @@ class BatchSettings:
     poll_interval_s: float = 60.0
     retries: int = 2  # resubmissions of the calls that failed for a passing reason
     request_timeout_s: float = 600.0
-    max_retries: int = 5  # of each submit, poll and download call (the SDK's retries)
+    max_retries: int = 5  # of each submit, poll and download call (the SDK's own retries)
 
     @classmethod
     def of(cls, inference: dict) -> BatchSettings:
@@ -51,8 +52,18 @@ class BatchSettings:
             poll_interval_s=inference.get("batch_poll_s", cls.poll_interval_s),
             retries=inference.get("batch_retries", cls.retries),
             request_timeout_s=inference["request_timeout_s"],
-            max_retries=inference["max_retries"],
+            max_retries=sdk_retries(inference["retry_for"]),
         )
+
+
+SDK_BACKOFF_CAP_S = 8.0  # the longest wait between the SDKs' own retries (both SDKs)
+
+
+def sdk_retries(retry_for_s: float) -> int:
+    """How many of the SDK's own retries last at least ``retry_for_s`` seconds (config
+    ``inference.retry_for``): the SDKs take a count, and each of their waits is at most
+    :data:`SDK_BACKOFF_CAP_S` unless the provider's retry-after asks for more."""
+    return max(1, math.ceil(retry_for_s / SDK_BACKOFF_CAP_S))
 
 
 def uses_batch_api(registry: Registry, model: str, setting: bool | list[str] | None) -> bool:

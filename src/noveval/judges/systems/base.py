@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from noveval.core.registry import ModelSpec
-from noveval.inference.engines.client import ClientSettings, send_requests
+from noveval.inference.engines.client import ClientSettings, retry_window, send_requests
 from noveval.inference.engines.journal import Journal, read_records
 from noveval.inference.engines.providers import Endpoint
 from noveval.inference.ledger import Spending, send_within
@@ -215,7 +215,9 @@ def run_system(
         if any(spec.engine == "llamacpp" for spec in specs.values())
         else inference["concurrency"],
         request_timeout_s=inference["request_timeout_s"],
-        max_retries=inference["max_retries"],
+        retry_for_s=min(
+            retry_window(spec.engine, inference["retry_for"]) for spec in specs.values()
+        ),
     )
     literature = from_settings(semantic_scholar, Path(search_cache_dir))
     weights = local_weights(model_weights[0]) if model_weights else None
