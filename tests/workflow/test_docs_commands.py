@@ -47,6 +47,8 @@ NOT_RUN = {
     "pip install -e .": "the base install, done here by make setup (with the extras)",
     f"noveval bundle import results/bundle.zip {PAPER}": "needs the paper grid's bundle; "
     "tests/workflow/test_bundles.py imports the embedded run's into a fresh clone",
+    f"noveval status {PAPER}": "reads a running paper grid; tests/workflow/test_status.py runs "
+    "it on the embedded run killed and rerun",
     f"snakemake --cores 4 all reproduction {PAPER}": "rebuilds the paper grid's tables from its "
     "bundle; tests/workflow/test_bundles.py rebuilds the embedded run's, with no model rule",
     "cat > release.yaml <<'YAML'\njudges:\n  datasets: {release: ../shared/data/novelty-eval}   "

@@ -1,5 +1,5 @@
 """The ``noveval`` command: subcommands that work beside the workflow (``noveval bundle import
-PATH``), on the base install (no torch, no llama.cpp)."""
+PATH``, ``noveval status``), on the base install (no torch, no llama.cpp)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,20 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="the config files you will run with (as snakemake's; default config/config.yaml)",
     )
+    status = commands.add_parser(
+        "status",
+        help="where a run stands, per track, dataset and model (safe beside a running snakemake)",
+    )
+    status.add_argument(
+        "targets", nargs="*", default=["all"], help="the targets the run makes (default: all)"
+    )
+    status.add_argument(
+        "--configfile", nargs="+", type=Path, default=[], help="the run's config files"
+    )
     arguments = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if arguments.command == "status":
+        return _status(arguments.targets, arguments.configfile)
     try:
         return _import(arguments.path, arguments.configfile)
     except BundleError as error:
@@ -42,6 +54,15 @@ def _import(path: Path, configfiles: list[Path]) -> int:
     from noveval.workflow.bundle.importer import import_bundle, report
 
     print(report(*import_bundle(path, configfiles)))
+    return 0
+
+
+def _status(targets: list[str], configfiles: list[Path]) -> int:
+    from noveval.workflow.status import STATUS_FILE, run_status, status_table
+
+    rows, notes = run_status(Path.cwd(), configfiles, targets)
+    print(status_table(rows, notes), end="")
+    print(f"(also in {STATUS_FILE} under the results folder)")
     return 0
 
 
