@@ -4,6 +4,9 @@ and that module's code version for the rule's params (so editing a stage reruns 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
+
+import pyarrow.parquet as pq
 
 from noveval.core.logs import log_to
 from noveval.core.provenance import code_version
@@ -30,9 +33,36 @@ def stage_code(rule: str, data: tuple[str, ...] = ()) -> str:
     return code_version(stage_module(rule), data=data)
 
 
+class CorruptInput(RuntimeError):
+    """A job's input that cannot be read: cut short or corrupt."""
+
+
 def run_stage(job) -> None:
     """Run the stage of the Snakemake job ``job`` (the script's ``snakemake`` object), its
     package log records and a failure's traceback (a stage that does not import included) sent to
-    the job's log."""
+    the job's log. A stage that fails with an unreadable Parquet input fails naming it and the
+    way out (:class:`CorruptInput`)."""
     with log_to(job.log[0]):
-        importlib.import_module(stage_module(job.rule)).run(job)
+        try:
+            importlib.import_module(stage_module(job.rule)).run(job)
+        except Exception as error:
+            if corrupt := corrupt_parquet(job.input):
+                raise CorruptInput(
+                    "; ".join(f"{path}: {why}" for path, why in corrupt)
+                    + ". Delete it and rerun: Snakemake rebuilds it from its own inputs, and the "
+                    "inference jobs behind it answer from their journals (docs/recovery.md)"
+                ) from error
+            raise
+
+
+def corrupt_parquet(paths) -> list[tuple[str, str]]:
+    """The Parquet files among ``paths`` whose footer cannot be read, with pyarrow's reason."""
+    corrupt = []
+    for path in map(str, paths):
+        if not path.endswith(".parquet") or not Path(path).is_file():
+            continue
+        try:
+            pq.read_metadata(path)
+        except (OSError, ValueError) as error:  # pyarrow: ArrowInvalid or OSError, by the damage
+            corrupt.append((path, f"not a readable Parquet file, cut short or corrupt ({error})"))
+    return corrupt
