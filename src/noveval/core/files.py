@@ -6,8 +6,10 @@ a killed job leaves either the old file or the whole new one, never half a file.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +17,18 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+NO_SPACE = re.compile(r"No space left on device|\[Errno 28\]")
+
+
+def out_of_space(error: BaseException | None) -> bool:
+    """Whether ``error``, or an error it was raised from, is a full disk (ENOSPC): by its errno,
+    or by its text where a library (pyarrow, a server's log) gives only that."""
+    while error is not None:
+        if getattr(error, "errno", None) == errno.ENOSPC or NO_SPACE.search(str(error)):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
 
 
 @contextmanager

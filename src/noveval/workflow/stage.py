@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from noveval.core.files import out_of_space
 from noveval.core.logs import log_to
 from noveval.core.provenance import code_version
 
@@ -37,15 +38,26 @@ class CorruptInput(RuntimeError):
     """A job's input that cannot be read: cut short or corrupt."""
 
 
+class DiskFull(OSError):
+    """A job that could not write for want of space."""
+
+
 def run_stage(job) -> None:
     """Run the stage of the Snakemake job ``job`` (the script's ``snakemake`` object), its
     package log records and a failure's traceback (a stage that does not import included) sent to
-    the job's log. A stage that fails with an unreadable Parquet input fails naming it and the
-    way out (:class:`CorruptInput`)."""
+    the job's log. A stage that fails for want of disk space, or with an unreadable Parquet
+    input, fails saying so with the way out (:class:`DiskFull`, :class:`CorruptInput`)."""
     with log_to(job.log[0]):
         try:
             importlib.import_module(stage_module(job.rule)).run(job)
         except Exception as error:
+            if out_of_space(error):
+                folder = Path(job.output[0]).parent if job.output else Path.cwd()
+                raise DiskFull(
+                    f"no space left on the device of {folder} ({error}). Free space there "
+                    f"(df -h {folder}) and rerun: finished outputs stay, and the journals keep "
+                    "every answer (docs/recovery.md)"
+                ) from error
             if corrupt := corrupt_parquet(job.input):
                 raise CorruptInput(
                     "; ".join(f"{path}: {why}" for path, why in corrupt)

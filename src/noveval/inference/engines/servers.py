@@ -9,6 +9,7 @@ job ends, even when the job is killed with ``kill -9``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import re
@@ -23,6 +24,7 @@ from pathlib import Path
 import requests
 
 from noveval.core import assets
+from noveval.core.files import NO_SPACE
 from noveval.core.registry import ModelSpec, RegistryError
 from noveval.inference.engines.client import Endpoint
 from noveval.inference.weights import LocalWeights
@@ -190,6 +192,14 @@ def check_alive(process: subprocess.Popen, log_path: str | Path, log_start: int)
         output = server_log.read()
     if PORT_CLASH.search(output):
         raise PortClash(f"model server could not bind its port; see {log_path}")
+    if NO_SPACE.search(output):
+        full = [line.strip() for line in output.splitlines() if NO_SPACE.search(line)][-1]
+        raise OSError(
+            errno.ENOSPC,
+            f"model server exited with code {process.returncode} before it was ready: no space "
+            f"left on a device it writes to ({full}). Free space (the weights cache, the server's "
+            f"caches, the results folder) and rerun (docs/recovery.md); see {log_path}",
+        )
     raise RuntimeError(
         f"model server exited with code {process.returncode} before it was ready; see {log_path}"
     )
