@@ -160,10 +160,20 @@ def plan_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
     table = pd.read_csv(checkout / "results" / "plan" / "compute_plan.csv")
     totals = table[table["model"] == "all"].set_index("track")
     live, batch, gpu = (totals.at["total", column] for column in COSTS)
+    grid = totals.loc[["novbench", "judges"]].sum()  # what `all` calls
+    steps = table[(table["model"] != "all") & (table["track"] == "novbench_construction")]
+    validation = steps[steps["step"].str.startswith("extraction/")]["api_cost_usd"].sum()
+    build = steps[steps["step"].str.startswith("build/")]["api_cost_usd"].sum()
+    construction = totals.at["novbench_construction", "api_cost_usd"]
+    assert validation + build == pytest.approx(construction, abs=0.05)  # rows rounded to cents
     assert stated(
-        r"at ([\d,]+) USD of API calls at live prices \(([\d,]+) through batch APIs\) and "
-        r"([\d,]+) GPU-hours"
-    ) == [round(live), round(batch), round(gpu)]
+        r"prices `all` at ([\d,]+) USD of API calls at live prices \(([\d,]+) through batch APIs\) "
+        r"and ([\d,]+) GPU-hours; `reproduction` adds ([\d,]+) USD \(the validation calls of "
+        r"NovBench's appendix\) and `build_benchmarks` ([\d,]+) USD \(([\d,]+) in all\)"
+    ) == [
+        round(grid["api_cost_usd"]), round(grid["api_cost_batch_usd"]), round(gpu),
+        round(validation), round(build), round(live),
+    ]  # fmt: skip
     novbench, judges = totals.loc["novbench"], totals.loc["judges"]
     assert stated(
         r"NovBench ([\d,]+) GPU-hours and ([\d,]+) USD of API calls at live prices; the judges "
