@@ -64,3 +64,28 @@ def test_snakemake_prints_the_key_within_its_first_five_lines(tmp_path):
     first_lines = "\n".join(printed.splitlines()[:5])
     assert "unknown key 'inferance' (did you mean 'inference'?)" in first_lines, printed
     assert len(printed.splitlines()) < 30
+
+
+@pytest.mark.workflow
+def test_a_judges_dataset_with_a_missing_field_stops_the_run_before_any_job(tmp_path, tiny_config):
+    """The dry run does not read the records; the run checks them once, in onstart."""
+    sample = yaml.safe_load(
+        (REPO / "data" / "sample" / "judges" / "human-plus-generated" / "pairwise.yaml").read_text()
+    )
+    pairs = dict(list(sample.items())[:3])
+    del pairs[next(iter(pairs))]["expected_winners"]
+    release = write_yaml(tmp_path / "pairwise.yaml", pairs)
+    config = tiny_config(datasets={})
+    overlay = write_yaml(
+        tmp_path / "judges.yaml",
+        {"judges": {"datasets": {"bad": {"human-plus-generated": {"pairwise": str(release)}}}}},
+    )
+    configs = ("--configfile", str(config), str(overlay))
+    run_snakemake("-n", "--cores", "1", "judges", *configs)  # plans, reading no record
+    result = run_snakemake("--cores", "1", "judges", *configs, check=False)
+    printed = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "the judges' datasets have bad records, so no job started:" in printed
+    assert f"{release}: 1 of 3 instances are bad:" in printed
+    assert "instance 0: missing or malformed field 'expected_winners'" in printed
+    assert not (tmp_path / "results" / "judges").exists()

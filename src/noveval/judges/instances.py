@@ -9,6 +9,7 @@ Nested folders become setups named with dots (``human-plus-generated.backbone-gp
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -84,6 +85,23 @@ def load_release(path: str | Path, setup: str, format: str) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=INSTANCE_SCHEMA.names)
     log.info("%s: %d %s instances (%s)", path, len(frame), format, setup)
     return frame
+
+
+def check_releases(files: Iterable[tuple[str, str, str]]) -> None:
+    """Check the release files (path, setup, format) that exist before any job reads them: one
+    error lists every bad file with its bad instances (``load_release``'s messages)."""
+    problems = []
+    for path, setup, format in dict.fromkeys(files):
+        if not Path(path).is_file():
+            continue  # downloaded by a job of this run: checked when it is loaded
+        try:
+            load_release(path, setup, format)
+        except ValueError as error:
+            problems.append(str(error))
+    if problems:
+        raise ValueError(
+            "the judges' datasets have bad records, so no job started:\n" + "\n".join(problems)
+        )
 
 
 def _instance(key: str, entry: dict, setup: str, format: str, where: str) -> dict:
