@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, run_snakemake, snakemake_env, write_yaml
+from conftest import REPO, planned_jobs, run_snakemake, snakemake_env, write_yaml
 from loopback_hub import LoopbackHub, Repository
 from safetensors.numpy import save
 from tokenizers import Tokenizer, models, pre_tokenizers
@@ -30,6 +30,7 @@ from noveval.inference.weights import (
     downloadable,
     local_weights,
     ran_at,
+    require_room,
     scorer_weights_inputs,
     snapshot_folder,
     use_offline,
@@ -253,10 +254,10 @@ def git_blob_id(content: bytes) -> str:
 def test_an_unpinned_model_is_locked_at_its_first_download_and_stays_there(
     tmp_path, tiny_config, hub
 ):
-    """weights.allow_unpinned: lock resolves main at the first download and records it in the
-    lock file; after main moves, a fresh results folder (the same lock) downloads the locked
-    commit; a registry revision wins over the lock; the reproduction report's conditions and
-    the NovBench table's notes name the commit."""
+    """weights.allow_unpinned: lock resolves main at the first download (target download_weights:
+    every download of the grid) and records it in the lock file; after main moves, a fresh
+    results folder (the same lock) downloads the locked commit; a registry revision wins over the
+    lock; the reproduction report's conditions and the NovBench table's notes name the commit."""
     registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
     registry["models"]["qwen3-8b"].update(reference=REPO_ID, revision=None)
     registry_path = write_yaml(tmp_path / "models.yaml", registry)
@@ -269,8 +270,12 @@ def test_an_unpinned_model_is_locked_at_its_first_download_and_stays_there(
         "weights": {"allow_unpinned": "lock", "lock": str(lock)},
     }
     target = tmp_path / "results" / "weights" / "qwen3-8b.json"
-    config = tiny_config("lock.yaml", top=top)
-    run_snakemake("--configfile", str(config), "--cores", "1", str(target), env=env)
+    config = tiny_config("lock.yaml", top=top, models=["qwen3-8b"])
+    planned = run_snakemake("--configfile", str(config), "-n", "download_weights", env=env)
+    assert [job for job in planned_jobs(planned.stdout) if job[0] == "weights"] == [
+        ("weights", {"model": "qwen3-8b"})
+    ]
+    run_snakemake("--configfile", str(config), "--cores", "1", "download_weights", env=env)
     first = json.loads(target.read_text())
     entries = yaml.safe_load(lock.read_text())
     files = tiny_model()
@@ -423,3 +428,16 @@ def test_a_hub_scorer_entry_is_checked(tmp_path, entry, message):
     registry["encoders"]["tiny-encoder"] = entry
     with pytest.raises(RegistryError, match=message):
         load_registry(write_yaml(tmp_path / "models.yaml", registry))
+
+
+def test_a_download_that_would_not_fit_is_refused_before_it_starts(tmp_path):
+    with pytest.raises(WeightsError) as refused:
+        require_room("qwen3-8b", tmp_path / "cache", needed_bytes=10**18)
+    assert str(refused.value).startswith(
+        f"model 'qwen3-8b': 1,000,000,000.0 GB to download into {tmp_path / 'cache'}, "
+    )
+    assert str(refused.value).endswith(
+        "GB free there: free space, or point the site file's weights_cache at a larger file "
+        "system (docs/recovery.md)"
+    )
+    require_room("qwen3-8b", tmp_path / "cache", needed_bytes=0)

@@ -192,8 +192,9 @@ def plan_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
 
 
 def preflight_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
-    """Preflight fails here (no cluster, no key, no hub), naming the retired judge's cells and
-    every unpinned hub model any rule loads, the Idea Novelty Checker's encoder among them."""
+    """Preflight fails here (no cluster, no key, no hub), naming the retired judge's cells; every
+    unpinned hub model any rule loads, the Idea Novelty Checker's encoder among them, is named as
+    locked at its first download."""
     # no SLURM cluster configured: sinfo fails at once (a missing file it retries for 60 s)
     done = run(command, checkout, S2_API_KEY="", SLURM_CONF="/dev/null")
     assert done.returncode != 0
@@ -203,8 +204,10 @@ def preflight_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
         "WARN  model claude-sonnet-4-5: not runnable: retired on 2026-11-30: its 91 cells are "
         "skipped; claude-sonnet-4-5-20250929 is not served; cannot be reproduced: "
     )
-    (revisions,) = [line for line in lines if line.startswith("FAIL  revisions:")]
+    # config/paper.yaml locks the unpinned ones at their first download (download_weights)
+    (revisions,) = [line for line in lines if line.startswith("OK    revisions:")]
     assert "specter2-base (allenai/specter2_base)" in revisions
+    assert revisions.endswith("snakemake --cores 1 download_weights downloads them all")
 
 
 def overlay_run(checkout: Path, command: str, embedded_run, **_) -> None:

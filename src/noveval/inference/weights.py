@@ -27,6 +27,7 @@ import json
 import logging
 import os
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,6 +247,7 @@ def download(
         added / 1e9,
         cache,
     )
+    require_room(model, cache, added)
     folder = hub(snapshot_download, repo_id, revision=commit, cache_dir=cache, allow_patterns=files)
     locking = not revision and not locked and allow_unpinned == "lock" and lock is not None
     record = {
@@ -266,6 +268,19 @@ def download(
         log.info("%s: locked at %s in %s", model, commit, lock)
     write_bytes((json.dumps(record, indent=2) + "\n").encode("utf-8"), manifest_path)
     return record
+
+
+def require_room(model: str, cache: Path, needed_bytes: int) -> None:
+    """Raise :class:`WeightsError` before a download whose files would not fit on the cache's
+    file system (the hub's own check comes only after the download started)."""
+    existing = next(path for path in (cache, *cache.parents) if path.exists())
+    free = shutil.disk_usage(existing).free
+    if needed_bytes > free:
+        raise WeightsError(
+            f"model '{model}': {needed_bytes / 1e9:,.1f} GB to download into {cache}, "
+            f"{free / 1e9:,.1f} GB free there: free space, or point the site file's "
+            "weights_cache at a larger file system (docs/recovery.md)"
+        )
 
 
 def digest(entry) -> str:

@@ -48,7 +48,15 @@ class Grid:
     @property
     def downloads(self) -> list:
         """Everything rule weights downloads for the grid: vLLM models, hub scorers."""
-        return self.served + hub_scorers(self.config, self.registry, self.models)
+        return grid_downloads(self.config, self.registry, self.models)
+
+
+def grid_downloads(config: dict, registry: Registry, models: Iterable[str]) -> list:
+    """Everything rule weights downloads for a grid of ``models``: its vLLM models' weights and
+    the hub scorers its rules load (preflight's list, and target download_weights')."""
+    models = list(models)
+    served = [registry.model(name) for name in models if needs_weights(registry.model(name))]
+    return served + hub_scorers(config, registry, models)
 
 
 def hub_scorers(config: dict, registry: Registry, models: Iterable[str]) -> list[ScorerSpec]:

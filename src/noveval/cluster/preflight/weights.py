@@ -25,6 +25,8 @@ def weights_cache_check(cache: Path, missing_gb: float) -> Finding:
         probe.unlink(missing_ok=True)
     free_gb = shutil.disk_usage(existing).free / 1e9
     detail = f"{cache}: {free_gb:,.0f} GB free, {missing_gb:,.1f} GB of weights to download"
+    if free_gb < missing_gb:
+        detail += "; free space there, or set weights_cache in the site file to a larger one"
     return Finding("weights cache", free_gb >= missing_gb, detail)
 
 
@@ -55,7 +57,12 @@ def pinned_check(
     if at:
         detail += f" ({'; '.join(parts)})"
     if allow_unpinned == "lock":
-        return Finding("revisions", True, f"{detail}; locked at their first download (lock file)")
+        return Finding(
+            "revisions",
+            True,
+            f"{detail}; locked at their first download (lock file): snakemake --cores 1 "
+            "download_weights downloads them all",
+        )
     return Finding(
         "revisions",
         False,
