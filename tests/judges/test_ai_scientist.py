@@ -168,7 +168,7 @@ def two_rounds_on_the_loopback(loopback, journals, serve_log, monkeypatch, decod
         with Journal(journals / spec.name, "ai_scientist") as journal:
             with serve(pointed, serve_log) as endpoint:
                 return run_checks(
-                    ideas, spec, endpoint, journal, ClientSettings(2, 30, 1),
+                    ideas, spec, endpoint, journal, ClientSettings(2, 30, 0),
                     lambda instance_id, query: [], PROMPTS, 2, decoding, spending,
                 )  # fmt: skip
 

@@ -262,7 +262,7 @@ def test_the_pipeline_through_the_request_layer_and_a_rerun_repeats_nothing(
         "<keywords>['byte models']</keywords><titles>['Byte study']</titles>"
         "Class: Not Novel\nReview: The idea is not novel because of [0]."
     )
-    settings = ClientSettings(2, 30, 1)
+    settings = ClientSettings(2, 30, 0)
     monkeypatch.setitem(loopback.answers, "gpt-5.4", answer)
     monkeypatch.setitem(loopback.answers, "gpt-5.4-mini", "[2] > [1]")
 
