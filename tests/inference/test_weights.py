@@ -254,7 +254,7 @@ def git_blob_id(content: bytes) -> str:
 def test_an_unpinned_model_is_locked_at_its_first_download_and_stays_there(
     tmp_path, tiny_config, hub
 ):
-    """weights.allow_unpinned: lock resolves main at the first download (target download_weights:
+    """weights.allow_unpinned: lock resolves main at the first download (target fetch_weights:
     every download of the grid) and records it in the lock file; after main moves, a fresh
     results folder (the same lock) downloads the locked commit; a registry revision wins over the
     lock; the reproduction report's conditions and the NovBench table's notes name the commit."""
@@ -271,11 +271,11 @@ def test_an_unpinned_model_is_locked_at_its_first_download_and_stays_there(
     }
     target = tmp_path / "results" / "weights" / "qwen3-8b.json"
     config = tiny_config("lock.yaml", top=top, models=["qwen3-8b"])
-    planned = run_snakemake("--configfile", str(config), "-n", "download_weights", env=env)
+    planned = run_snakemake("--configfile", str(config), "-n", "fetch_weights", env=env)
     assert [job for job in planned_jobs(planned.stdout) if job[0] == "weights"] == [
         ("weights", {"model": "qwen3-8b"})
     ]
-    run_snakemake("--configfile", str(config), "--cores", "1", "download_weights", env=env)
+    run_snakemake("--configfile", str(config), "--cores", "1", "fetch_weights", env=env)
     first = json.loads(target.read_text())
     entries = yaml.safe_load(lock.read_text())
     files = tiny_model()

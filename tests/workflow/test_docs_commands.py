@@ -204,10 +204,10 @@ def preflight_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
         "WARN  model claude-sonnet-4-5: not runnable: retired on 2026-11-30: its 91 cells are "
         "skipped; claude-sonnet-4-5-20250929 is not served; cannot be reproduced: "
     )
-    # config/paper.yaml locks the unpinned ones at their first download (download_weights)
+    # config/paper.yaml locks the unpinned ones at their first download (fetch_weights)
     (revisions,) = [line for line in lines if line.startswith("OK    revisions:")]
     assert "specter2-base (allenai/specter2_base)" in revisions
-    assert revisions.endswith("snakemake --cores 1 download_weights downloads them all")
+    assert revisions.endswith("snakemake --cores 1 fetch_weights downloads them all")
 
 
 def overlay_run(checkout: Path, command: str, embedded_run, **_) -> None:

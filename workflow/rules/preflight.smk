@@ -4,7 +4,7 @@ from noveval.cluster.preflight.grid import grid_downloads
 from noveval.inference.weights import manifest_path
 
 # The models of every track and construction the config names: what preflight checks and
-# download_weights downloads.
+# fetch_weights downloads.
 GRID_MODELS = (
     NOVBENCH.models_used()
     | JUDGES.models_used()
@@ -48,7 +48,7 @@ rule preflight:
 # Every download the configured grid needs (its vLLM models' weights and the hub scorers, as
 # preflight lists them), on the login node before the run: each at its pinned revision, or
 # locked at its first download (weights.allow_unpinned: lock), after checking the cache's room.
-rule download_weights:
+rule fetch_weights:
     input:
         [
             manifest_path(RESULTS, item.name)

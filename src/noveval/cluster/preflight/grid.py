@@ -53,7 +53,7 @@ class Grid:
 
 def grid_downloads(config: dict, registry: Registry, models: Iterable[str]) -> list:
     """Everything rule weights downloads for a grid of ``models``: its vLLM models' weights and
-    the hub scorers its rules load (preflight's list, and target download_weights')."""
+    the hub scorers its rules load (preflight's list, and target fetch_weights')."""
     models = list(models)
     served = [registry.model(name) for name in models if needs_weights(registry.model(name))]
     return served + hub_scorers(config, registry, models)

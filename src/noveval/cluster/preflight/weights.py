@@ -61,7 +61,7 @@ def pinned_check(
             "revisions",
             True,
             f"{detail}; locked at their first download (lock file): snakemake --cores 1 "
-            "download_weights downloads them all",
+            "fetch_weights downloads them all",
         )
     return Finding(
         "revisions",
