@@ -34,6 +34,7 @@ from noveval.core.pricing import Usage
 from noveval.inference.engines.journal import Journal
 from noveval.inference.engines.providers import Endpoint, Provider, provider_for
 from noveval.inference.engines.providers.base import present
+from noveval.inference.workloads import PlanSettings, request_tokens
 
 __all__ = ["ClientSettings", "Endpoint", "retry_window", "send_requests"]
 COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_tokens")
@@ -51,14 +52,12 @@ class ClientSettings:
     tokens_per_minute: float | None = None
 
 
-CHARS_PER_TOKEN = 4  # a prompt's estimated tokens, as the compute plan counts them
-
-
 def counted_tokens(request: dict) -> int:
     """What a call counts against a tokens-per-minute limit, as providers estimate it before
-    answering: its prompt (at :data:`CHARS_PER_TOKEN`) plus its output cap."""
+    answering: its prompt as the compute plan estimates it (``request_tokens``) plus its output
+    cap."""
     cap = request.get("max_tokens")
-    return len(request["messages"]) // CHARS_PER_TOKEN + (int(cap) if present(cap) else 0)
+    return request_tokens(request["messages"], PlanSettings()) + (int(cap) if present(cap) else 0)
 
 
 class Pace:
