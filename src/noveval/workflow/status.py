@@ -30,8 +30,8 @@ import pandas as pd
 
 from noveval.core.markdown import markdown_table
 from noveval.inference.chunks import chunk_ids
-from noveval.inference.engines.journal import read_records
-from noveval.planning.budget import GRID_RULES, journal_track
+from noveval.inference.ledger import journal_cost
+from noveval.planning.budget import GRID_RULES, answered_ids, journal_track
 from noveval.workflow.dag import PlannedJob, WorkflowDag, workflow_dag
 
 STATUS_FILE = "status.json"
@@ -68,13 +68,14 @@ def run_status(
     results = Path(dag.config["results"])
     if not results.is_absolute():
         results = checkout / results
-    rows = status_rows(dag, checkout, results, now or time.time())
+    active = snakemake_running(checkout)
+    rows = status_rows(dag, checkout, results, now or time.time(), active)
     results.mkdir(parents=True, exist_ok=True)
     (results / STATUS_FILE).write_text(
         json.dumps([asdict(row) for row in rows], indent=1) + "\n", encoding="utf-8"
     )
     notes = []
-    if dag.locked and not snakemake_running(checkout):
+    if dag.locked and not active:
         configs = " ".join(map(str, configfiles)) or "config/config.yaml"
         notes.append(
             "A lock of this checkout covers the run's files, but no Snakemake runs here: a "
@@ -84,13 +85,15 @@ def run_status(
     return rows, notes
 
 
-def status_rows(dag: WorkflowDag, checkout: Path, results: Path, now: float) -> list[StatusRow]:
-    """One row per track, dataset and model of ``dag``'s jobs (see the module's docstring)."""
-    active = snakemake_running(checkout)
+def status_rows(
+    dag: WorkflowDag, checkout: Path, results: Path, now: float, active: bool
+) -> list[StatusRow]:
+    """One row per track, dataset and model of ``dag``'s jobs (see the module's docstring);
+    ``active``: whether a Snakemake process runs in the checkout."""
     queued = slurm_jobs({i for job in dag.jobs for i in job.external_ids})
     rows: dict[tuple[str, str, str], StatusRow] = {}
     finished: dict[tuple[str, str, str], list[PlannedJob]] = defaultdict(list)
-    answered = AnsweredCalls(results / "cache")
+    answered = AnsweredCalls(results / "cache")  # read once per model
     for job in dag.jobs:
         key = row_key(job, checkout, results)
         row = rows.setdefault(key, StatusRow(*key))
@@ -101,10 +104,10 @@ def status_rows(dag: WorkflowDag, checkout: Path, results: Path, now: float) -> 
         if state == "failed":
             log = next((path for path in job.logs if (checkout / path).is_file()), None)
             row.failed.append(
-                {"rule": job.rule, "log": log, "error": last_line(checkout / log) if log else ""}
+                {"rule": job.rule, "log": log, "error": last_error(checkout / log) if log else ""}
             )
         if state == "running":
-            retry = last_line(checkout / job.logs[0], RETRY_LINE) if job.logs else ""
+            retry = last_matching(checkout / job.logs[0], RETRY_LINE) if job.logs else ""
             if retry:
                 row.retrying.append(retry)
         if job.rule in GRID_RULES:
@@ -178,21 +181,26 @@ def slurm_jobs(ids: set[str]) -> set[str]:
     return {line.strip() for line in result.stdout.splitlines() if line.strip()} & ids
 
 
-def last_line(path: Path, pattern: re.Pattern = ERROR_LINE) -> str:
-    """The last line of a log that matches ``pattern`` (an error by default), else its last
-    line; empty for a missing or empty file."""
+def log_lines(path: Path) -> list[str]:
+    """The non-empty lines of a log's last 64 KiB; none for a missing file."""
     if not path.is_file():
-        return ""
+        return []
     with open(path, encoding="utf-8", errors="replace") as handle:
-        lines = [line.strip() for line in handle.read()[-65536:].splitlines() if line.strip()]
-    matching = [line for line in lines if pattern.search(line)]
-    if pattern is RETRY_LINE:
-        return matching[-1] if matching else ""
-    return (matching or lines or [""])[-1]
+        return [line.strip() for line in handle.read()[-65536:].splitlines() if line.strip()]
+
+
+def last_matching(path: Path, pattern: re.Pattern) -> str:
+    """The last line of a log that matches ``pattern``; empty if none does."""
+    return next((line for line in reversed(log_lines(path)) if pattern.search(line)), "")
+
+
+def last_error(path: Path) -> str:
+    """The last error line of a log, else its last line; empty for a missing or empty file."""
+    return last_matching(path, ERROR_LINE) or next(reversed(log_lines(path)), "")
 
 
 class AnsweredCalls:
-    """The request ids each model's journals answered (read once per model)."""
+    """The request ids each model's journals answered (``answered_ids``), read once per model."""
 
     def __init__(self, cache: Path):
         self.cache = cache
@@ -200,12 +208,7 @@ class AnsweredCalls:
 
     def of(self, model: str) -> set[str]:
         if model not in self.by_model:
-            self.by_model[model] = {
-                record["request_id"]
-                for path in sorted((self.cache / model).glob("*.jsonl"))
-                for record in read_records(path)
-                if not record.get("error")
-            }
+            self.by_model[model] = answered_ids(self.cache / model)
         return self.by_model[model]
 
 
@@ -242,7 +245,7 @@ def add_spend(rows: dict[tuple[str, str, str], StatusRow], results: Path, config
             mine = [r for (t, d, m), r in rows.items() if t == track and m == model]
             row = next((r for r in mine if r.dataset and r.dataset in job), None)
         if row is not None:
-            row.spend_usd += sum(r.get("cost_usd") or 0.0 for r in read_records(path))
+            row.spend_usd += journal_cost(path)
     plan = results / "plan" / "compute_plan.csv"
     if plan.is_file():
         table = pd.read_csv(plan)
