@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 NO_SPACE = re.compile(r"No space left on device|\[Errno 28\]")
+
+
+def nearest_existing(path: str | Path) -> Path:
+    """``path``, or its nearest parent that exists (where a folder to be made will live)."""
+    path = Path(path)
+    return next(folder for folder in (path, *path.parents) if folder.exists())
+
+
+def free_bytes(path: str | Path) -> int:
+    """Free bytes on the file system that holds ``path`` (or would hold it)."""
+    return shutil.disk_usage(nearest_existing(path)).free
 
 
 def out_of_space(error: BaseException | None) -> bool:

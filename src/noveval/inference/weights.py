@@ -27,13 +27,12 @@ import json
 import logging
 import os
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from noveval.core.files import write_bytes
+from noveval.core.files import free_bytes, write_bytes
 from noveval.core.registry import ModelSpec, Registry, ScorerSpec
 from noveval.core.site import Site
 from noveval.core.yaml_files import load_yaml
@@ -273,8 +272,7 @@ def download(
 def require_room(model: str, cache: Path, needed_bytes: int) -> None:
     """Raise :class:`WeightsError` before a download whose files would not fit on the cache's
     file system (the hub's own check comes only after the download started)."""
-    existing = next(path for path in (cache, *cache.parents) if path.exists())
-    free = shutil.disk_usage(existing).free
+    free = free_bytes(cache)
     if needed_bytes > free:
         raise WeightsError(
             f"model '{model}': {needed_bytes / 1e9:,.1f} GB to download into {cache}, "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -10,20 +9,21 @@ from pathlib import Path
 from noveval.cluster.preflight.access import hub_token
 from noveval.cluster.preflight.findings import Finding, skipped, warning
 from noveval.cluster.preflight.grid import Grid
+from noveval.core.files import free_bytes, nearest_existing
 from noveval.inference.weights import cache_dir, lock_path, manifest_path, read_lock
 
 
 def weights_cache_check(cache: Path, missing_gb: float) -> Finding:
     """The cache is writable (or can be created) and its file system has room for the weights
     that are not downloaded yet."""
-    existing = next(path for path in (cache, *cache.parents) if path.exists())
+    existing = nearest_existing(cache)
     try:
         existing.joinpath(f".preflight-{uuid.uuid4().hex}").touch()
     except OSError as error:
         return Finding("weights cache", False, f"{cache}: not writable ({error.strerror})")
     for probe in existing.glob(".preflight-*"):
         probe.unlink(missing_ok=True)
-    free_gb = shutil.disk_usage(existing).free / 1e9
+    free_gb = free_bytes(existing) / 1e9
     detail = f"{cache}: {free_gb:,.0f} GB free, {missing_gb:,.1f} GB of weights to download"
     if free_gb < missing_gb:
         detail += "; free space there, or set weights_cache in the site file to a larger one"
