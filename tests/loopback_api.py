@@ -87,6 +87,7 @@ import json
 import random
 import re
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -888,6 +889,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._reply(529, {"type": "error", "error": error})
         if struck:
             return self._reply(*struck)
+        time.sleep(server.latency_s)
         check, answer = ROUTES[self.path]
         try:
             check(body)
@@ -988,6 +990,7 @@ class LoopbackAPI(ThreadingHTTPServer):
         self.unknown: set[str] = set()  # model ids the providers answer with a 404
         self.key: str | None = None  # the key a local server demands (None: none)
         self.refused = 0  # calls answered 401 for another key than ``key``
+        self.latency_s = 0.0  # seconds every call that gets an answer waits before it
         # model id -> its chat completions or Responses answer, or a function of the request body
         # giving it (else ANSWER)
         self.answers: dict[str, str | Callable[[dict], str]] = {}

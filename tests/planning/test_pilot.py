@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -15,7 +16,14 @@ from noveval.core.files import write_table
 from noveval.core.registry import load_registry
 from noveval.inference.measured import MEASURED_COLUMNS, measure, read_measured, write_measured
 from noveval.inference.requests import REQUEST_COLUMNS, build_request
-from noveval.inference.workloads import PlanSettings, Workload, measured_path, runtime_minutes
+from noveval.inference.workloads import (
+    BATCH_WINDOW_HOURS,
+    PlanSettings,
+    Workload,
+    hosted_hours,
+    measured_path,
+    runtime_minutes,
+)
 from noveval.judges.grid.build import judges_grid
 from noveval.novbench.grid import novbench_grid
 from noveval.planning.notes import plan_notes
@@ -23,6 +31,7 @@ from noveval.planning.table import plan_table
 
 REGISTRY = load_registry(REPO / "config" / "models.yaml")
 DECODING = {"temperature": 0.0, "seed": 0, "max_tokens": 4096}
+LATENCY_S = 0.4  # the loopback server's fixed latency in the pilot's run
 
 
 def measured_row(model: str, track: str, tokens_per_s: float, **values) -> dict:
@@ -100,6 +109,41 @@ def test_plan_compares_unperturbed_wall_hours_with_the_paper(tmp_path):
     assert "Assumed: novbench: qwen3-8b." in notes
 
 
+def test_hosted_hours_are_calls_over_concurrency_times_latency_within_rate_limits(tmp_path):
+    """600 gpt-4o calls of 500 output tokens, 4 in flight: 10 s each at the assumed 50 tokens/s,
+    so 1,500 s; a measured latency replaces it; rate limits only ever lengthen it. GPU jobs: the
+    GPU-hours over the GPUs of their partition held at once; the total is the longest
+    partition's."""
+    gpt = replace(REGISTRY.model("gpt-4o"), requests_per_minute=None, tokens_per_minute=None)
+    calls = replace(generation("gpt-4o", 600), input_tokens=600 * 1500, output_tokens=600 * 500)
+    settings = PlanSettings()
+    assert hosted_hours(gpt, calls, 4, settings) == pytest.approx(1500 / 3600)
+    assert hosted_hours(replace(gpt, requests_per_minute=30), calls, 4, settings) == (
+        pytest.approx(1500 / 3600)
+    )  # 20 minutes' worth of requests: the latency binds
+    assert hosted_hours(replace(gpt, requests_per_minute=10), calls, 4, settings) == 1.0
+    tokens = replace(gpt, tokens_per_minute=20_000)  # 1.2 M tokens: an hour
+    assert hosted_hours(tokens, calls, 4, settings) == pytest.approx(1.0)
+    path = tmp_path / "measured.csv"
+    write_measured([measured_row("gpt-4o", "novbench", 50.0, mean_latency_s=3.0)], path)
+    measured = PlanSettings.from_config({"plan": {"measured": str(path)}, "results": ""})
+    assert hosted_hours(gpt, calls, 4, measured) == pytest.approx(600 / 4 * 3.0 / 3600)
+
+    workloads = [generation("qwen3-8b", 6000), generation("cyclereviewer-70b", 600), calls]
+    partitions = {"qwen3-8b": ["gpu-a100", 8], "cyclereviewer-70b": ["gpu-h100", 4]}
+    table = plan_table(workloads, REGISTRY, 16, settings, partitions=partitions)
+    rows, total = table.set_index("model").iloc[:-1], table.iloc[-1]
+    assert rows.loc["qwen3-8b", "partition"] == "gpu-a100" and rows.loc["gpt-4o", "partition"] == ""
+    for model, (_, held) in partitions.items():
+        assert rows.loc[model, "gpu_wall_hours"] == pytest.approx(
+            rows.loc[model, "gpu_hours"] / held, abs=0.01
+        )
+    assert total["gpu_wall_hours"] == rows["gpu_wall_hours"].max()
+    assert total["hosted_hours"] == rows.loc["gpt-4o", "hosted_hours"] > 0
+    assert total["batch_hours"] == BATCH_WINDOW_HOURS == rows.loc["gpt-4o", "batch_hours"]
+    assert rows.loc["qwen3-8b", "batch_hours"] == 0 == rows.loc["qwen3-8b", "hosted_hours"]
+
+
 def test_measure_counts_what_the_run_sent_and_estimates_reasoning():
     spec = REGISTRY.model("qwen3-8b")  # a reasoning model
     responses = pd.DataFrame({
@@ -107,6 +151,7 @@ def test_measure_counts_what_the_run_sent_and_estimates_reasoning():
         "text": ["x" * 40, "y" * 80, "z" * 8, "z" * 8, None],
         "output_tokens": [110, 220, 30, 30, 0],
         "error": [None, None, None, None, "APIError: down"],
+        "latency_s": [9.0, 2.0, 3.0, 3.0, 60.0],
     })  # fmt: skip
     # a: answered by an earlier run's journal; b, c sent now, in 4 s; d failed for good
     sent = {"request_ids": ["b", "c", "d"], "server_start_s": 31.25, "send_s": 4.0}
@@ -115,6 +160,7 @@ def test_measure_counts_what_the_run_sent_and_estimates_reasoning():
     assert (row["calls"], row["failed_calls"], row["sent_calls"]) == (3, 1, 2)
     assert row["sent_output_tokens"] == 250 and row["output_tokens_per_s"] == 62.5
     assert row["calls_per_s"] == 0.5 and row["server_start_s"] == 31.25
+    assert row["mean_latency_s"] == 2.5  # b and c, answered in this run
     assert row["mean_output_tokens"] == pytest.approx(360 / 3)
     # output tokens beyond the text's 10, 20 and 2 tokens
     assert row["mean_reasoning_tokens"] == pytest.approx((100 + 200 + 28) / 3)
@@ -167,17 +213,22 @@ def test_pilot_takes_the_first_items_of_unperturbed_and_reference_cells(tmp_path
 
 @pytest.mark.workflow
 @pytest.mark.model
-def test_pilot_on_the_embedded_run_measures_with_its_own_journal(embedded_run, tmp_path):
+def test_pilot_on_the_embedded_run_measures_with_its_own_journal(embedded_run, loopback, tmp_path):
     """`snakemake pilot` on a copy of the embedded run (local SmolLM2, gpt-4o on the loopback
-    server): 1 paper of the 3 unperturbed NovBench cells per model, the first item of the
-    reference judge cells (a pair in one order, an idea); only the pilot's jobs run (gpt-4o's on
-    the submitting host, as its grid calls), and the plan's settings read its file."""
+    server, answering each call after a fixed latency): 1 paper of the 3 unperturbed NovBench
+    cells per model, the first item of the reference judge cells (a pair in one order, an idea);
+    only the pilot's jobs run (gpt-4o's on the submitting host, as its grid calls), and the
+    plan reads its file: gpt-4o's hours are its calls ÷ concurrency × that latency."""
     run = embedded_run.copy(tmp_path)
     config = run.config
     config["pilot"] = {"papers": 1, "instances": 1}
     overlay = write_yaml(tmp_path / "pilot.yaml", config)
     journals = {path: path.stat().st_mtime_ns for path in (run.results / "cache").rglob("*")}
-    result = run.snakemake("pilot", "--cores", "2", config=overlay)
+    loopback.latency_s = LATENCY_S
+    try:
+        result = run.snakemake("pilot", "--cores", "2", config=overlay)
+    finally:
+        loopback.latency_s = 0.0
 
     assert {rule for rule, _ in planned_jobs(result.stdout + result.stderr)} == {
         "pilot_requests",
@@ -217,6 +268,17 @@ def test_pilot_on_the_embedded_run_measures_with_its_own_journal(embedded_run, t
     assert settings.estimate("gpt-4o", "judges") == "assumed"
     again = run.snakemake("-n", "pilot", "--cores", "2", config=overlay)
     assert "Nothing to be done" in again.stdout + again.stderr
+
+    assert measured.loc[("novbench", "gpt-4o"), "mean_latency_s"] == pytest.approx(
+        LATENCY_S, rel=0.1
+    )
+    run.snakemake("--cores", "1", "plan", config=overlay)
+    plan = pd.read_csv(run.results / "plan" / "compute_plan.csv")
+    hosted = plan[(plan["model"] == "gpt-4o") & (plan["track"] == "novbench")]
+    concurrency = config["inference"]["concurrency"]
+    expected = hosted["requests"].sum() / concurrency * LATENCY_S / 3600
+    assert hosted["hosted_hours"].sum() == pytest.approx(expected, rel=0.1)
+    assert (hosted["batch_hours"] == BATCH_WINDOW_HOURS).all()
 
 
 @pytest.mark.workflow

@@ -22,6 +22,8 @@ import pytest
 import yaml
 from conftest import REPO, SHARED_DATA, config_schema, snakemake_env, write_yaml
 
+from noveval.inference.workloads import BATCH_WINDOW_HOURS
+
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("**/*.md"))]
 SHELLS = {"bash", "sh", "shell", "console"}
 PAPER = "--configfile config/config.yaml config/paper.yaml"
@@ -166,13 +168,20 @@ def plan_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
     build = steps[steps["step"].str.startswith("build/")]["api_cost_usd"].sum()
     construction = totals.at["novbench_construction", "api_cost_usd"]
     assert validation + build == pytest.approx(construction, abs=0.05)  # rows rounded to cents
+    hosted = steps.groupby(steps["step"].str.split("/").str[0])["hosted_hours"].sum()
+    concurrency = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["inference"]
     assert stated(
         r"prices `all` at ([\d,]+) USD of API calls at live prices \(([\d,]+) through batch APIs\) "
-        r"and ([\d,]+) GPU-hours; `reproduction` adds ([\d,]+) USD \(the validation calls of "
-        r"NovBench's appendix\) and `build_benchmarks` ([\d,]+) USD \(([\d,]+) in all\)"
+        r"and ([\d,]+) GPU-hours, and times it at ([\d,]+) hours of hosted calls, ([\d,]+) in "
+        r"flight \(([\d,]+) through batch APIs\), and ([\d,]+) hours of GPU jobs on a node per "
+        r"partition \(site `gpus_at_once`\); `reproduction` adds ([\d,]+) USD and ([\d,]+) hours "
+        r"\(the validation calls of NovBench's appendix\), `build_benchmarks` ([\d,]+) USD and "
+        r"([\d,]+) hours \(([\d,]+) USD in all\)"
     ) == [
         round(grid["api_cost_usd"]), round(grid["api_cost_batch_usd"]), round(gpu),
-        round(validation), round(build), round(live),
+        round(grid["hosted_hours"]), concurrency["concurrency"], BATCH_WINDOW_HOURS,
+        round(totals.at["total", "gpu_wall_hours"]), round(validation),
+        round(hosted["extraction"]), round(build), round(hosted["build"]), round(live),
     ]  # fmt: skip
     novbench, judges = totals.loc["novbench"], totals.loc["judges"]
     assert stated(

@@ -59,6 +59,8 @@ rule plan:
         not_runnable=JUDGES.not_runnable,
         # the DAG's chunks of each inference batch, as the site file splits them (rule infer)
         chunks=lambda wildcards: JOBS.batch_chunks(),
+        # each GPU model's partition and the GPUs of it held at once (the GPU jobs' hours)
+        partitions=lambda wildcards: JOBS.gpu_partitions(),
         code=stage_code("plan"),
     script:
         "../scripts/stage.py"

@@ -162,6 +162,19 @@ class InferenceJobs:
             for batch in grid.batches()
         }
 
+    def gpu_partitions(self) -> dict[str, list]:
+        """Each GPU model of the grids: [the partition its jobs go to, the GPUs of that partition
+        the run holds at once] (rule plan's ``partitions``: the GPU jobs' wall-clock hours)."""
+        places = {}
+        for grid in self.grids.values():
+            for _, model, _ in grid.batches():
+                spec = self.spec(model)
+                if gpus(spec):
+                    gres_type = self.site.gres_type(gpu_model(spec))
+                    partition = self.site.partition(gpus(spec), gres_type)
+                    places[model] = [partition, self.site.gpus_held(partition, gpus(spec))]
+        return places
+
     def chunk_paths(self, results: str, wildcards) -> list[str]:
         """The responses tables of a batch's chunks (rule responses' inputs)."""
         batch = (wildcards.track, wildcards.dataset, wildcards.model, wildcards.batch)

@@ -34,6 +34,7 @@ class Site:
     api_inference: str = "host"  # where hosted-API inference runs: host or slurm
     software_deployment: str | None = None  # conda: the jobs run in envs/ built by Snakemake
     weights_cache: str | None = None  # where rule weights downloads (None: under the results)
+    gpus_at_once: dict[str, int] = field(default_factory=dict)  # partition -> GPUs held at once
     path: str = ""  # the file read ("" where there is none)
 
     @classmethod
@@ -55,6 +56,7 @@ class Site:
             api_inference=api_inference,
             software_deployment=settings.get("software_deployment"),
             weights_cache=settings.get("weights_cache"),
+            gpus_at_once=dict(settings.get("gpus_at_once") or {}),
             path=str(path),
         )
 
@@ -94,6 +96,24 @@ class Site:
             if takes(p, gpus, gres_type)
         ]
         return max(fitting, default=0.0)
+
+    def partition(self, gpus: int, gres_type: str) -> str:
+        """The partition whose limit sizes a job of ``gpus`` GPUs of ``gres_type``: the longest
+        that takes it (as :meth:`max_runtime`); "" without partitions or where none takes it."""
+        fitting = [
+            (float(p.get("max_runtime", math.inf)), name)
+            for name, p in self.partitions.items()
+            if takes(p, gpus, gres_type)
+        ]
+        return max(fitting, default=(0.0, ""))[1]
+
+    def gpus_held(self, partition: str, gpus: int) -> int:
+        """GPUs of ``partition`` the run's jobs hold at once (site ``gpus_at_once``), else one
+        node's (the partition's ``max_gpu``), and at least one job's ``gpus``."""
+        held = self.gpus_at_once.get(partition)
+        if held:
+            return int(held)
+        return max(int((self.partitions.get(partition) or {}).get("max_gpu") or 0), gpus)
 
 
 def check_site(settings: object, path: Path) -> None:

@@ -3,15 +3,15 @@
 One row per model and track: the calls answered, their mean output tokens (reasoning included)
 and, for a model that reasons, the mean tokens beyond the answer's text (its reasoning,
 estimated as output tokens minus the text's characters / ``chars_per_token``); output tokens and
-calls per second while the calls were in flight; and the seconds the model's server took to
-start. The plan and the inference jobs' time limits use a model's rows in place of their
-assumptions (``noveval.planning``).
+calls per second while the calls were in flight, and a call's mean seconds from sent to answered;
+and the seconds the model's server took to start. The plan and the inference jobs' time limits
+use a model's rows in place of their assumptions (``noveval.planning``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -32,7 +32,10 @@ MEASURED_COLUMNS = [
     "mean_output_tokens",
     "mean_reasoning_tokens",
     "server_start_s",
+    "mean_latency_s",
 ]
+# columns a measured file written before they existed may lack (read as not measured)
+LATER_COLUMNS = {"mean_latency_s"}
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Measured:
     output_tokens_per_s: float | None
     server_start_s: float | None
     answer_tokens: dict[str, float]  # track -> mean output tokens per call, reasoning included
+    latency_s: dict[str, float] = field(default_factory=dict)  # track -> mean seconds per call
 
 
 def measure(
@@ -78,6 +82,9 @@ def measure(
         else math.nan,
         "mean_reasoning_tokens": reasoning,
         "server_start_s": round(sent["server_start_s"], 3) if sent else math.nan,
+        "mean_latency_s": round(float(in_flight["latency_s"].mean()), 3)
+        if not in_flight.empty
+        else math.nan,
     }
 
 
@@ -91,12 +98,12 @@ def read_measured(path: str | Path) -> dict[str, Measured]:
     """Model -> its measurements, from a measured file; empty when there is no file.
 
     A model's throughput pools its tracks (output tokens sent / seconds in flight); its server
-    start is the mean of its jobs'.
+    start is the mean of its jobs'; its latency, per track, that of the calls in flight.
     """
     if not path or not Path(path).is_file():
         return {}
     table = pd.read_csv(path)
-    missing = [column for column in MEASURED_COLUMNS if column not in table.columns]
+    missing = [c for c in MEASURED_COLUMNS if c not in table.columns and c not in LATER_COLUMNS]
     if missing:
         raise ValueError(f"measured file {path}: no column {', '.join(missing)}")
     measured = {}
@@ -104,9 +111,11 @@ def read_measured(path: str | Path) -> dict[str, Measured]:
         send_s = rows["send_s"].sum()
         starts = rows["server_start_s"].dropna()
         answers = rows.dropna(subset=["mean_output_tokens"])
+        timed = rows.dropna(subset=["mean_latency_s"]) if "mean_latency_s" in rows else rows[:0]
         measured[model] = Measured(
             output_tokens_per_s=rows["sent_output_tokens"].sum() / send_s if send_s > 0 else None,
             server_start_s=float(starts.mean()) if not starts.empty else None,
             answer_tokens=dict(zip(answers["track"], answers["mean_output_tokens"].astype(float))),
+            latency_s=dict(zip(timed["track"], timed["mean_latency_s"].astype(float))),
         )
     return measured

@@ -21,6 +21,9 @@ PROMPT_ONLY = ModelSpec(name="prompt-only", engine="api", reference="-", context
 
 # registry throughputs are given for this many requests in flight (config/paper.yaml's concurrency)
 REFERENCE_CONCURRENCY = 16
+# a batch API's completion window (OpenAI's completion_window "24h"; Anthropic's message batches
+# likewise end within 24 hours): the longest a batch of calls takes
+BATCH_WINDOW_HOURS = 24.0
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,32 @@ def startup_hours(spec: ModelSpec, settings) -> float:
 def generation_hours(spec: ModelSpec, output_tokens: float, concurrency: int, settings) -> float:
     """Hours to generate ``output_tokens`` once the server is up."""
     return output_tokens / job_tokens_per_s(spec, concurrency, settings) / 3600
+
+
+def call_latency_s(spec: ModelSpec, output_tokens: float, settings, track: str) -> float:
+    """Seconds one hosted call of ``track`` takes from sent to answered, writing
+    ``output_tokens``: the pilot's measured mean, else those tokens at ``api_tokens_per_s``."""
+    measured = settings.measurements.get(spec.name)
+    if measured and track in measured.latency_s:
+        return measured.latency_s[track]
+    return output_tokens / settings.api_tokens_per_s
+
+
+def hosted_hours(spec: ModelSpec, workload: Workload, concurrency: int, settings) -> float:
+    """Wall-clock hours of a hosted model's calls of ``workload`` from one job: calls ÷
+    concurrency × a call's latency, or longer where the registry's rate limits
+    (``requests_per_minute``, ``tokens_per_minute``) allow fewer calls."""
+    if spec.engine != "api" or not workload.calls:
+        return 0.0
+    per_call = workload.output_tokens / workload.calls
+    latency = call_latency_s(spec, per_call, settings, workload.track)
+    hours = workload.calls / concurrency * latency / 3600
+    if spec.requests_per_minute:
+        hours = max(hours, workload.calls / spec.requests_per_minute / 60)
+    if spec.tokens_per_minute:
+        tokens = workload.input_tokens + workload.output_tokens
+        hours = max(hours, tokens / spec.tokens_per_minute / 60)
+    return hours
 
 
 def runtime_minutes(

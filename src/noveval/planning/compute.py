@@ -28,7 +28,7 @@ from noveval.planning.literature import (
     literature_searches,
     retrieval_searches,
 )
-from noveval.planning.notes import held_out_note, plan_notes
+from noveval.planning.notes import held_out_note, plan_notes, time_note
 from noveval.planning.novbench import novbench_workloads
 from noveval.planning.table import plan_table, scoring_table, weights_table, with_scoring
 
@@ -105,6 +105,7 @@ def compute_plan(
     novbench_upstream: str = "",
     not_runnable: dict | None = None,
     chunks: dict[str, int] | None = None,
+    partitions: dict[str, list] | None = None,
 ) -> None:
     """Rule plan: the compute plan of the configured grid (NovBench, then the judges, with the
     retrieval change's literature search when ``judges.retrieval.search`` is Semantic Scholar:
@@ -113,7 +114,8 @@ def compute_plan(
     config construction.novbench, its prompts read under ``novbench_upstream``).
     ``not_runnable``: the judges whose cells the grid skips, with why and how many cells (none of
     them is planned). ``chunks``: the jobs of each inference batch as the DAG splits it
-    (``noveval.cluster.resources.InferenceJobs.batch_chunks``)."""
+    (``noveval.cluster.resources.InferenceJobs.batch_chunks``); ``partitions``: each GPU model's
+    partition and the GPUs of it held at once (``InferenceJobs.gpu_partitions``)."""
     settings = PlanSettings.from_config({"plan": plan})
     registry = load_registry(registry_path)
     workloads = novbench_workloads(
@@ -157,8 +159,9 @@ def compute_plan(
         workloads += novbench_construction_workloads(
             novbench_construction, registry, novbench_upstream, settings
         )
-    table = plan_table(workloads, registry, inference["concurrency"], settings, chunks)
+    table = plan_table(workloads, registry, inference["concurrency"], settings, chunks, partitions)
     notes = plan_notes(table, workloads, settings, decoding, prompts, calibration)
+    notes += "\n" + time_note(table, inference["concurrency"], settings)
     if searched:
         notes += "\n- " + literature_note(searched[1])
     if judge_cells and looped:
@@ -181,9 +184,13 @@ def compute_plan(
         log.info("plan: %.1f GB of weights to download", weights.iloc[-1]["download_gb"])
     total = table.iloc[-1]
     log.info(
-        "plan: %d jobs, %d calls, %.1f GPU-hours, %.2f USD of API calls",
+        "plan: %d jobs, %d calls, %.1f GPU-hours, %.2f USD of API calls; %.1f h of hosted calls "
+        "(%g h through batch APIs), %.1f h of GPU jobs",
         total["jobs"],
         total["requests"],
         total["gpu_hours"],
         total["api_cost_usd"],
+        total["hosted_hours"],
+        total["batch_hours"],
+        total["gpu_wall_hours"],
     )

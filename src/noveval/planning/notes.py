@@ -6,7 +6,12 @@ import pandas as pd
 
 from noveval.core.pricing import BATCH_SHARE
 from noveval.inference.scoring_cost import plan_note
-from noveval.inference.workloads import REFERENCE_CONCURRENCY, PlanSettings, Workload
+from noveval.inference.workloads import (
+    BATCH_WINDOW_HOURS,
+    REFERENCE_CONCURRENCY,
+    PlanSettings,
+    Workload,
+)
 from noveval.judges.statistics.calibration import Calibration
 
 PAPER_WALL_HOURS = (5, 70)  # NovBench paper: wall hours per model, for its unperturbed cells
@@ -64,6 +69,31 @@ def plan_notes(
     if any(w.track == "judges" for w in workloads):
         lines.append(_judges_notes(table, workloads, settings, authors, calibration))
     return "\n".join(lines)
+
+
+def time_note(table: pd.DataFrame, concurrency: int, settings: PlanSettings) -> str:
+    """How the plan's wall-clock hours are counted, and the grid's: hosted calls, batch windows,
+    GPU jobs per partition."""
+    rows = table[table["model"] != "all"]
+    total = table.iloc[-1]
+    partitions = rows[rows["gpu_wall_hours"] > 0].groupby("partition")["gpu_wall_hours"].sum()
+    per_partition = ", ".join(
+        f"{name or 'no partition'} {hours:,.1f} h" for name, hours in partitions.items()
+    )
+    return (
+        "- Time (wall clock): hosted_hours: a hosted model's calls one job after another, "
+        f"inference.concurrency = {concurrency} in flight, each taking the pilot's measured "
+        f"latency or its output tokens at {settings.api_tokens_per_s:g} tokens/s, and no faster "
+        "than the registry's requests_per_minute and tokens_per_minute allow (the submit host "
+        "runs local-cores jobs at once: an upper bound); batch_hours: a batch API's completion "
+        f"window ({BATCH_WINDOW_HOURS:g} h), a run's batches submitted together; gpu_wall_hours: "
+        "GPU-hours over the GPUs of the job's partition held at once (site file gpus_at_once, "
+        "else its max_gpu), a total's the longest partition's (partitions run side by side). "
+        f"This grid: {total['hosted_hours']:,.1f} h of hosted calls "
+        f"({total['hosted_hours'] / 24:,.1f} days), or {total['batch_hours']:g} h through batch "
+        f"APIs; {total['gpu_wall_hours']:,.1f} h of GPU jobs"
+        + (f" ({per_partition})." if per_partition else ".")
+    )
 
 
 def _judges_notes(

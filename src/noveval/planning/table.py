@@ -9,12 +9,19 @@ import pandas as pd
 from noveval.core.pricing import BATCH_SHARE, Usage
 from noveval.core.registry import INFERENCE_RULES, ModelSpec, Registry, inference_env
 from noveval.inference.scoring_cost import plan_jobs
-from noveval.inference.workloads import PlanSettings, Workload, generation_hours, startup_hours
+from noveval.inference.workloads import (
+    BATCH_WINDOW_HOURS,
+    PlanSettings,
+    Workload,
+    generation_hours,
+    hosted_hours,
+    startup_hours,
+)
 
 # The plan's columns: a row's labels, its counts, its GPUs and its hours and costs (rounded).
 LABELS = ["track", "model", "engine", "estimate", "rule", "environment", "step"]
 COUNTS = ["cells", "jobs", "requests", "input_tokens", "output_tokens", "web_searches"]
-GPUS = ["gpus_per_job", "gpu_model"]
+GPUS = ["gpus_per_job", "gpu_model", "partition"]
 AMOUNTS = [
     "gpu_hours",
     "gpu_hours_unperturbed",
@@ -23,6 +30,9 @@ AMOUNTS = [
     "job_hours_max",
     "api_cost_usd",
     "api_cost_batch_usd",
+    "hosted_hours",
+    "batch_hours",
+    "gpu_wall_hours",
 ]
 PLAN_COLUMNS = [*LABELS, *COUNTS, *GPUS, *AMOUNTS]
 # The workload columns a row of the plan sums.
@@ -36,6 +46,8 @@ SUMMED = [
     "gpu_hours_saved",
     "api_cost_usd",
     "search_usd",
+    "hosted_hours",
+    "gpu_wall_hours",
 ]
 
 
@@ -67,9 +79,10 @@ def plan_table(
     concurrency: int,
     settings: PlanSettings,
     chunks: dict[str, int] | None = None,
+    partitions: dict[str, list] | None = None,
 ) -> pd.DataFrame:
-    """Per track × model × step: cells, jobs, calls, tokens, GPUs, GPU-hours and API cost; and
-    totals.
+    """Per track × model × step: cells, jobs, calls, tokens, GPUs, GPU-hours, API cost and
+    wall-clock hours; and totals.
 
     The cells of one model, dataset and batch share its jobs: ``chunks`` (by
     ``track/dataset/model/batch``, the DAG's chunking, ``noveval.cluster.resources``; a batch not
@@ -79,15 +92,28 @@ def plan_table(
     have cost on top. ``estimate``: whether the model's numbers on the track are the pilot's
     (measured) or the plan's assumptions; ``wall_hours_unperturbed``: the hours its jobs run for
     the unperturbed cells (server starts and their generation, whatever the GPUs).
+
+    Time: ``hosted_hours``, a hosted model's calls one job after another at ``concurrency``
+    (``noveval.inference.workloads.hosted_hours``), or ``batch_hours`` through a batch API (its
+    completion window); ``gpu_wall_hours``, the GPU-hours over the GPUs of its partition held at
+    once (``partitions``: model -> [partition, GPUs], the site file's, by
+    ``noveval.cluster.resources``; a model not in it: one job at a time). A total's are the sum
+    of the hosted hours, the window, and the longest partition's GPU hours (partitions run side
+    by side).
     """
     rows = []
     for workload in workloads:
         spec = registry.model(workload.model)
         rule = RULES.get(workload.step, RULES.get(workload.track, INFERENCE_RULES[spec.engine]))
+        partition, held = (partitions or {}).get(workload.model, ["", spec.gpus])
         rows.append(
             {
                 **asdict(workload),
                 "engine": spec.engine,
+                "partition": partition if spec.engine != "api" else "",
+                "gpus_held": max(held, 1),
+                "hosted_hours": hosted_hours(spec, workload, concurrency, settings),
+                "batch_hours": BATCH_WINDOW_HOURS if spec.engine == "api" else 0.0,
                 "estimate": settings.estimate(spec.name, workload.track),
                 "rule": rule,
                 "gpus_per_job": spec.gpus,
@@ -123,6 +149,7 @@ def plan_table(
     )
     starts = frame["startup_hours"] * frame["job_start"]
     frame["gpu_hours"] = frame["gpus_per_job"] * (frame["generation_hours"] + starts)
+    frame["gpu_wall_hours"] = frame["gpu_hours"] / frame["gpus_held"]
     unperturbed = frame["generation_hours"].where(frame["perturbation"] == "none", 0.0)
     frame["wall_hours_unperturbed"] = unperturbed + starts
     frame["gpu_hours_unperturbed"] = frame["gpus_per_job"] * frame["wall_hours_unperturbed"]
@@ -136,6 +163,7 @@ def plan_table(
             jobs=("job_start", "sum"),
             requests=("calls", "sum"),
             job_hours_max=("job_hours", "max"),
+            batch_hours=("batch_hours", "max"),
             **{column: (column, "sum") for column in SUMMED},
         )
         .reset_index()
@@ -159,6 +187,8 @@ def _total(table: pd.DataFrame, keys: list[str], track: str) -> dict:
     """One summary row of ``table`` (model 'all')."""
     total = table.sum(numeric_only=True)
     total["job_hours_max"] = table["job_hours_max"].max()
+    total["batch_hours"] = table["batch_hours"].max()
+    total["gpu_wall_hours"] = table.groupby("partition")["gpu_wall_hours"].sum().max()
     total["gpus_per_job"] = table["gpus_per_job"].max()
     return {**dict.fromkeys(keys, ""), **total.to_dict(), "track": track, "model": "all"}
 
