@@ -21,6 +21,7 @@ from conftest import (
     planned_jobs,
     run_snakemake,
     snakemake_env,
+    tiny_judges_release,
     write_yaml,
 )
 from snakemake.utils import update_config, validate
@@ -202,10 +203,20 @@ def test_plan_scales_rendered_prompts_to_a_declared_dataset():
 
 @pytest.mark.workflow
 def test_plan_target_needs_no_model_and_no_key(tmp_path):
+    """The plan of the embedded grid with gpt-4o, on a judges release without the
+    purpose-mechanism files (the workflow rewrites the standard ones, which the plan prices)."""
     results = tmp_path / "results"
+    judges = {
+        "datasets": {"tiny": tiny_judges_release(tmp_path, pairs=2, ideas=2)},
+        "idea_formats": {"purpose_mechanism": ["reference"]},
+    }
     overlay = write_yaml(
         tmp_path / "plan.yaml",
-        {"results": str(results), "novbench": {"models": ["smollm2-135m", "gpt-4o"]}},
+        {
+            "results": str(results),
+            "novbench": {"models": ["smollm2-135m", "gpt-4o"]},
+            "judges": judges,
+        },
     )
     arguments = ["--cores", "1", "plan", "--configfile", "config/config.yaml", str(overlay)]
     result = run_snakemake(*arguments, env=snakemake_env(OPENAI_API_KEY=""))
@@ -215,6 +226,8 @@ def test_plan_target_needs_no_model_and_no_key(tmp_path):
     assert table.iloc[-1]["api_cost_usd"] > 0
     markdown = (results / "plan" / "compute_plan.md").read_text()
     assert "| gpt-4o" in markdown and "characters per token" in markdown
+    judged = table[(table["track"] == "judges") & (table["model"] != "all")]
+    assert set(judged["step"]) >= {"reference", "purpose_mechanism"}
 
 
 @pytest.mark.workflow

@@ -53,7 +53,10 @@ def judges_workloads(
             continue
         label = change_label(change, cell["ideas"])  # the workload's step: the published key
         kind = release_kind(cell["format"], cell["ideas"])
-        path = files[cell["dataset"]][cell["setup"]][kind]
+        kinds = files[cell["dataset"]][cell["setup"]]
+        # a release without the purpose-mechanism files: the workflow rewrites the standard ones
+        # (judges.rewrite_model), whose instances and prompts stand in for them here
+        path = kinds.get(kind) or kinds[cell["format"]]
         available = Path(path).is_file()
         source = path if available else f"{settings.judges_sample}/{cell['format']}.yaml"
         if source not in loaded:
