@@ -87,6 +87,24 @@ def snakemake_env(**extra: str) -> dict:
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", **extra}
 
 
+def fresh_clone(target: Path) -> Path:
+    """A fresh clone of this checkout's commit at ``target``, with its uncommitted changes (none
+    in CI), so that the clone's own code is the code under test."""
+    subprocess.run(["git", "clone", "-q", str(REPO), str(target)], check=True)
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    for line in status.splitlines():
+        path = line[3:].split(" -> ")[-1]
+        if (REPO / path).is_file():
+            (target / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / path, target / path)
+        elif (target / path).exists():
+            (target / path).unlink()
+    return target
+
+
 def run_snakemake(*args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
     """Run the workflow from the repository root (give ``--configfile`` in ``args``)."""
     kwargs.setdefault("env", snakemake_env())

@@ -21,6 +21,7 @@ from conftest import REPO, write_yaml
 
 from noveval.cluster.preflight.findings import run_command
 from noveval.cluster.preflight.network import (
+    ON_HOST,
     REACH_SCRIPT,
     provider_network_check,
     provider_urls,
@@ -93,7 +94,7 @@ def test_the_reach_script_names_the_provider_a_node_cannot_reach(loopback):
     assert check.ok is False and check.line().startswith(
         f"FAIL  provider network: here cannot reach {dead} "
     )
-    assert "api_inference: host" in check.detail and reached not in check.detail
+    assert check.line().endswith(f"; fix: {ON_HOST}") and reached not in check.detail
     check = reach_check(
         *run_command([sys.executable, "-c", REACH_SCRIPT, reached]), "here", [reached]
     )
@@ -101,9 +102,9 @@ def test_the_reach_script_names_the_provider_a_node_cannot_reach(loopback):
     failed_step = reach_check(
         False, "srun: error: Invalid account", "a node of partition cpu", urls
     )
-    assert (
-        failed_step.line()
-        == "FAIL  provider network: a node of partition cpu: srun: error: Invalid account"
+    assert failed_step.line() == (
+        "FAIL  provider network: a node of partition cpu: srun: error: Invalid account; fix: the "
+        f"site file's `account` and `qos` as SLURM takes them, or {ON_HOST}"
     )
 
 
@@ -115,7 +116,8 @@ def test_provider_network_is_checked_only_where_hosted_calls_leave_this_host(tmp
     gpu_only = {"api_inference": "slurm", "partitions": {"gpu": {"max_gpu": 2}}}
     path = write_yaml(tmp_path / "gpu-only.yaml", gpu_only)
     assert provider_network_check(str(path), gpu_only, hosted).line() == (
-        "FAIL  provider network: no CPU partition (max_gpu: 0) in the site file"
+        "FAIL  provider network: no CPU partition in the site file; fix: a CPU partition "
+        f"(`max_gpu: 0`) under `partitions`, or {ON_HOST}"
     )
     served = [REGISTRY.model("qwen3-32b")]
     assert provider_network_check(str(path), gpu_only, served).ok is None

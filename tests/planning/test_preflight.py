@@ -62,8 +62,8 @@ def test_check_lines():
     assert Finding("site file", True, "x.yaml").line() == "OK    site file: x.yaml"
     assert Finding("key K", False, "not set").line() == "FAIL  key K: not set"
     assert Finding("NVIDIA driver", None, "no GPU").line() == "SKIP  NVIDIA driver: no GPU"
-    assert warning("hub x", "gated").line() == "WARN  hub x: gated"
-    assert warning("hub x", "gated").ok is True  # a warning fails nothing
+    assert warning("hub x", "gated", "`x`").line() == "WARN  hub x: gated; fix: `x`"
+    assert warning("hub x", "gated", "`x`").ok is True  # a warning fails nothing
     assert skipped("glibc", "no vLLM model") == Finding("glibc", None, "no vLLM model")
 
 
@@ -76,7 +76,19 @@ def test_site_file_check(tmp_path):
     assert site_file_check(tmp_path / "none.yaml")[0].ok is False
     (tmp_path / "empty.yaml").write_text("account: null\n")
     check, _ = site_file_check(tmp_path / "empty.yaml")
-    assert check.detail == f"{tmp_path / 'empty.yaml'}: no `partitions` table"
+    assert check.line() == (
+        f"FAIL  site file: {tmp_path / 'empty.yaml'}: no `partitions` table; fix: `partitions:` "
+        f"in {tmp_path / 'empty.yaml'}, each partition with its `max_gpu` and `max_runtime`"
+    )
+    (tmp_path / "typo.yaml").write_text("partitions:\n  gpu: {max_gpus: 2}\n")
+    check, site = site_file_check(tmp_path / "typo.yaml")
+    assert site == {} and check.line().startswith(
+        f"FAIL  site file: {tmp_path / 'typo.yaml'}: partitions/gpu: Additional properties "
+    )
+    assert check.line().endswith(
+        f"; fix: correct the key it names in `{tmp_path / 'typo.yaml'}` "
+        "(docs/cluster.md#site-settings)"
+    )
 
 
 def test_sinfo_answer_gives_partitions_and_gpu_types():
@@ -107,6 +119,14 @@ def test_partitions_and_gpu_types_against_slurm():
         "gpu-a100 offers v100 in SLURM, not a100; no partition of the site file offers l40s "
         "(asked for by the grid's models)"
     )
+    assert types.fix == (
+        "in the site file, `partitions: gpu-a100: available_gpu_models: [v100]`; "
+        "`gpu_types: {l40s: <a GRES type sinfo lists>}` or a partition's `available_gpu_models` "
+        "naming it"
+    )
+    assert (
+        names.fix == "rename `partitions: gpu-h100` in the site file to a partition `sinfo` lists"
+    )
 
 
 def test_weights_cache_writable_with_room(tmp_path):
@@ -119,8 +139,12 @@ def test_weights_cache_writable_with_room(tmp_path):
     assert too_big.ok is False and "1,000,000,000.0 GB of weights to download" in too_big.detail
     # /proc takes no new file, not even from root.
     unwritable = weights_cache_check(Path("/proc/weights"), missing_gb=0)
-    assert unwritable == Finding(
-        "weights cache", False, "/proc/weights: not writable (No such file or directory)"
+    assert unwritable.line() == (
+        "FAIL  weights cache: /proc/weights: not writable (No such file or directory); fix: "
+        "`weights_cache:` in the site file, a folder this user can write"
+    )
+    assert "; fix: `weights_cache:` in the site file on a file system with room (or free " in (
+        too_big.line()
     )
 
 
@@ -149,8 +173,8 @@ def test_every_download_of_the_grid_is_pinned_or_named():
     one = [replace(downloads[0], revision=None)]
     assert pinned_check(one, False).line() == (
         f"FAIL  revisions: no revision in config/models.yaml: {one[0].name} "
-        f"({one[0].reference}); pin a hub commit for each, or set weights.allow_unpinned: lock "
-        "to lock main's commit at the first download"
+        f"({one[0].reference}); fix: `weights.allow_unpinned: lock` in the config (main's commit "
+        "locked at the first download), or a `revision:` for each in config/models.yaml"
     )
     # main at each download is not enough: the grid locks it, or the lock file holds its commit
     assert pinned_check(one, True).ok is False
@@ -163,11 +187,9 @@ def test_every_download_of_the_grid_is_pinned_or_named():
 
 def test_gated_model_without_token(tmp_path):
     check = gated_check("cyclereviewer-8b", "WestlakeNLP/CycleReviewer-ML-Llama-3.1-8B", None)
-    assert check == Finding(
-        "access cyclereviewer-8b",
-        False,
-        "WestlakeNLP/CycleReviewer-ML-Llama-3.1-8B is gated: no Hugging Face token "
-        "(HF_TOKEN or `hf auth login`)",
+    assert check.line() == (
+        "FAIL  access cyclereviewer-8b: WestlakeNLP/CycleReviewer-ML-Llama-3.1-8B is gated: no "
+        "Hugging Face token; fix: `export HF_TOKEN=<a token with access>` (or `hf auth login`)"
     )
     assert hub_token({"HF_HOME": str(tmp_path)}) is None
     (tmp_path / "token").write_text("hf_from_login\n")
@@ -190,7 +212,8 @@ def test_one_line_per_api_key_of_the_grid():
     models = ["gpt-4o", "gpt-5", "gemini-2.5-flash", "qwen3-8b", "smollm2-135m"]
     lines = api_key_checks(REGISTRY, models, {"OPENAI_API_KEY": "sk-test"})
     assert [line.line() for line in lines] == [
-        "FAIL  key GEMINI_API_KEY: not set, for gemini-2.5-flash",
+        "FAIL  key GEMINI_API_KEY: not set, for gemini-2.5-flash; fix: "
+        "`export GEMINI_API_KEY=...` (README step 3)",
         "OK    key OPENAI_API_KEY: set, for gpt-4o, gpt-5",
     ]
 
@@ -239,9 +262,9 @@ def test_hosted_models_are_looked_up_and_a_retired_one_names_its_published_cells
         f"{len(cells)} published numbers ("
     )
     assert all(cell in retired.detail for cell in cells)
-    assert retired.detail.endswith(
-        ". To run another model in its place, name it in judges.substitutions "
-        "({claude-sonnet-4-5: <successor>}): reported as a substitution, not like-for-like"
+    assert retired.line().endswith(
+        "; fix: `judges.substitutions: {claude-sonnet-4-5: <successor>}` in the config runs "
+        "another model in its place, reported as a substitution, not like-for-like"
     )
 
 
@@ -270,11 +293,10 @@ def test_a_model_the_provider_does_not_know_answers_not_found(loopback):
 
 def test_a_lookup_that_cannot_be_made_names_the_model_and_the_key():
     spec = REGISTRY.model("claude-opus-4-6")
-    assert served_check(spec, {}) == Finding(
-        "model claude-opus-4-6",
-        False,
-        "claude-opus-4-6: the lookup cannot be made: ANTHROPIC_API_KEY is not set "
-        "(registry api_key_env of claude-opus-4-6)",
+    assert served_check(spec, {}).line() == (
+        "FAIL  model claude-opus-4-6: claude-opus-4-6: the lookup cannot be made: "
+        "ANTHROPIC_API_KEY is not set (registry api_key_env of claude-opus-4-6); fix: "
+        "`export ANTHROPIC_API_KEY=...` (README step 3)"
     )
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
@@ -284,7 +306,9 @@ def test_a_lookup_that_cannot_be_made_names_the_model_and_the_key():
     assert check.ok is False and check.name == "model gpt-5.1"
     assert check.detail.startswith(f"gpt-5.1: the lookup at http://127.0.0.1:{port}/v1 failed (")
     assert "APIConnectionError" in check.detail
-    assert check.detail.endswith("check OPENAI_API_KEY and the network")
+    assert check.line().endswith(
+        "; fix: a valid `OPENAI_API_KEY` exported, and this host reaching the provider"
+    )
 
 
 def test_only_hosted_models_are_looked_up_and_substitutions_are_reported(tmp_path, loopback):
@@ -419,17 +443,16 @@ def test_each_pinned_commit_is_on_the_hub():
             "hub qwen3-8b", True, f"org/tiny@{COMMIT} is on the hub"
         )
         assert hub.requests == [("GET", f"/api/models/org/tiny/revision/{COMMIT}")]
-        assert check("org/tiny", "b" * 40) == Finding(
-            "hub qwen3-8b",
-            False,
-            f"org/tiny@{'b' * 40}: the hub has no such revision; pin another commit in models.yaml",
+        assert check("org/tiny", "b" * 40).line() == (
+            f"FAIL  hub qwen3-8b: org/tiny@{'b' * 40}: the hub has no such revision; fix: another "
+            "commit of org/tiny as `revision:` of qwen3-8b in the registry (config/models.yaml)"
         )
         assert check("org/gone", COMMIT) == Finding(
             "hub qwen3-8b", False, f"org/gone@{COMMIT}: no such repository on the hub (or private)"
         )
         assert check("org/gated", COMMIT).line() == (
-            f"WARN  hub qwen3-8b: org/gated@{COMMIT}: gated, cannot be confirmed without access "
-            "(see access)"
+            f"WARN  hub qwen3-8b: org/gated@{COMMIT}: gated, cannot be confirmed without access; "
+            "fix: `export HF_TOKEN=<a token with access>` (see access)"
         )
         assert check("org/tiny", None) == Finding(
             "hub qwen3-8b", None, "org/tiny has no pinned revision (see revisions)"
@@ -454,8 +477,9 @@ def test_a_chat_template_that_rejects_the_system_role_fails():
     assert template_check("any", accepts, "x", {}) == Finding(
         "chat template any", True, "x renders system+user and user only"
     )
-    assert template_check("bare", None, "org/bare snapshot", {}) == Finding(
-        "chat template bare", False, "none in org/bare snapshot; set chat_template in models.yaml"
+    assert template_check("bare", None, "org/bare snapshot", {}).line() == (
+        "FAIL  chat template bare: none in org/bare snapshot; fix: `chat_template:` of bare in the "
+        "registry (config/models.yaml) rendering both"
     )
     broken = template_check("broken", "{% for m in messages %}", "x", {})
     assert broken.ok is False and "TemplateSyntaxError" in broken.detail
@@ -504,9 +528,10 @@ def test_chat_templates_of_the_downloaded_models(tmp_path):
         "OK    chat template reviewer2: pypi:noveval/prompts/novbench/reviewer2_chat.j2 renders "
         "system+user and user only",
         "FAIL  chat template tiny-vllm: org/tiny-vllm snapshot refuses system+user "
-        "(TemplateError: System role not supported)",
-        "SKIP  chat templates: not downloaded yet: qwen3-8b (rule weights; run preflight again "
-        "after)",
+        "(TemplateError: System role not supported); fix: `chat_template:` of tiny-vllm in the "
+        "registry (config/models.yaml) rendering both",
+        "SKIP  chat templates: not downloaded yet: qwen3-8b (target fetch_weights; run preflight "
+        "again after)",
     ]
     assert chat_template_checks(grid(tmp_path, ["gpt-4o"])) == [
         Finding("chat templates", None, "no vLLM model in the grid")
@@ -535,7 +560,10 @@ def test_a_busy_partition_is_a_warning_a_refused_step_a_failure():
         "resources: Requested nodes are busy"
     )
     check = node_check("NVIDIA driver", "a100 nodes", "gpu", (False, busy), driver_check)
-    assert check.line() == f"WARN  NVIDIA driver (a100 nodes): partition gpu is busy: {busy}"
+    assert check.line() == (
+        f"WARN  NVIDIA driver (a100 nodes): partition gpu is busy: {busy}; fix: `snakemake "
+        "preflight` again, with the same config files, when a node is free"
+    )
     refused = (
         "srun: error: Unable to allocate resources: Requested node configuration is not available"
     )

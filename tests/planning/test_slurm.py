@@ -23,6 +23,7 @@ from conftest import (
     LOOPBACK_KEY,
     REPO,
     SNAKEMAKE,
+    fresh_clone,
     loopback_registry,
     run_snakemake,
     sample_subset,
@@ -32,6 +33,9 @@ from conftest import (
 )
 from loopback_hub import LoopbackHub, Repository
 
+from noveval.cluster.preflight.findings import run_command
+from noveval.cluster.preflight.nodes import driver_check, node_check, node_command
+
 pytestmark = [pytest.mark.slurm, pytest.mark.workflow, pytest.mark.model]
 
 SCRIPTS = REPO / "tests" / "slurm"
@@ -39,6 +43,20 @@ DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sco
 GPU_MODEL = "smollm2-135m-gpu"
 COMMIT = "c" * 40
 JOB_ID = re.compile(r"SLURM_JOB_ID=(\d+) CUDA_VISIBLE_DEVICES=(\S+)")
+CI_SITE = SCRIPTS / "ci-site.yaml"
+PAPER, WALK = "config/paper.yaml", "walk.yaml"  # the README's overlay, and the walk's
+TEMPLATE = "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}{% endfor %}"
+# A vLLM model on the loopback hub (LoopbackHub), unpinned
+TINY_VLLM = {
+    "engine": "vllm",
+    "reference": "org/tiny-vllm",
+    "download_gb": 0.001,
+    "context_length": 2048,
+    "gpus": 1,
+    "gpu_model": "a100",
+    "throughput_tokens_per_s": 1000,  # the job limits' estimate
+    "mem_mb": 3000,  # what the CI nodes have
+}
 
 
 def slurm_binary(name: str) -> str | None:
@@ -95,9 +113,10 @@ def tiny_run(tmp_path: Path, name: str, dataset: Path, registry: Path) -> tuple[
     return ["--configfile", "config/config.yaml", str(overlay)], results
 
 
-def gpu_registry(tmp_path: Path) -> Path:
-    """The registry plus the local SmolLM2 declared as a one-GPU model (as vLLM models are)."""
-    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
+def gpu_registry(tmp_path: Path, source: Path = REPO / "config" / "models.yaml") -> Path:
+    """The registry (``source``) plus the local SmolLM2 declared as a one-GPU model (as vLLM
+    models are)."""
+    registry = yaml.safe_load(source.read_text())
     local = registry["models"]["smollm2-135m"]
     registry["models"][GPU_MODEL] = {
         **local,
@@ -202,95 +221,127 @@ def test_workflow_on_slurm_matches_local_run(tmp_path, slurm_cluster):
     assert measured["server_start_s"].iloc[0] > 0 and measured["output_tokens_per_s"].iloc[0] > 0
 
 
-def test_preflight_prints_every_check_and_fails_on_a_missing_key(tmp_path, slurm_cluster):
-    """`snakemake preflight` against the cluster: the CI site file's partitions and GPU type
-    are SLURM's; a vLLM model's commit is on the (loopback) hub and its downloaded snapshot's
-    chat template renders our requests; glibc here and on a GPU node; conda (the stand-in) and
-    room for the environments under --sdm conda; the driver check reaches a GPU node (which has
-    no nvidia-smi); a key is unset (so the hosted model cannot be looked up)."""
-    registry = yaml.safe_load(gpu_registry(tmp_path).read_text())
-    registry["models"]["tiny-vllm"] = {
-        "engine": "vllm",
-        "reference": "org/tiny-vllm",
-        "revision": COMMIT,
-        "download_gb": 0.001,
-        "context_length": 2048,
-        "gpus": 1,
-        "gpu_model": "a100",
-        "throughput_tokens_per_s": 1000,  # the job limits' estimate
-        "mem_mb": 3000,  # what the CI nodes have
-    }
-    results = tmp_path / "results"
-    overlay = write_yaml(
-        tmp_path / "preflight.yaml",
+def readme_step(readme: Path, number: int) -> tuple[str, list[str]]:
+    """Step ``number`` of the README's cluster steps: its text and the commands of its fenced
+    block, if any."""
+    section = readme.read_text().split("## On a SLURM cluster")[1]
+    step = re.split(r"^\d\. ", section.split("\n## ")[0], flags=re.MULTILINE)[number]
+    block = re.search(r"```bash\n(.*?)```", step, re.DOTALL)
+    return step, block.group(1).split("\n")[:-1] if block else []
+
+
+def test_the_readme_cluster_steps_in_order_on_a_fresh_clone_end_in_a_green_preflight(
+    tmp_path, slurm_cluster, loopback, monkeypatch
+):
+    """The README's steps "On a SLURM cluster", in order, on a fresh clone against the CI
+    cluster, the loopback hub and the loopback provider. Step 1 (conda, the install) is not run:
+    no conda here; the clone runs in this test environment with its own package first on the
+    import path (tests/workflow/test_envs.py builds the jobs' environments with a conda
+    stand-in). 2: the CI site file as profiles/slurm/site.yaml. 3: the hosted model's key (gpt-4o
+    on the loopback provider). 4: the README's fenced preflight, dry run and plan, config/paper.yaml
+    (its keys, GPUs and 640 GB are not to be had here) replaced by a small overlay: the SmolLM2
+    GPU model, a tiny unpinned vLLM model on the loopback hub, locked at its first download as
+    config/paper.yaml does, and gpt-4o. 5: target fetch_weights, the command preflight names.
+    Then preflight again prints no FAIL, the GPU nodes' driver from an nvidia-smi stand-in
+    (tests/nvidia/bin); without it, the driver check fails naming its fix."""
+    clone = fresh_clone(tmp_path / "noveval")
+    write_yaml(clone / "profiles" / "slurm" / "site.yaml", yaml.safe_load(CI_SITE.read_text()))
+    env = snakemake_env(**slurm_cluster, **LOOPBACK_KEY, PYTHONPATH=str(clone / "src"))
+    for variable in ("NOVEVAL_SLURM_SITE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN"):
+        env.pop(variable, None)
+    env["PATH"] = f"{REPO / 'tests' / 'nvidia' / 'bin'}:{env['PATH']}"  # the nodes' nvidia-smi
+    registry = yaml.safe_load(
+        gpu_registry(tmp_path, loopback_registry(tmp_path / "hosted.yaml", loopback, "gpt-4o"))
+        .read_text()
+    )  # fmt: skip
+    registry["models"]["tiny-vllm"] = TINY_VLLM
+    write_yaml(clone / "walk-models.yaml", registry)
+    write_yaml(
+        clone / "walk.yaml",
         {
-            "registry": str(write_yaml(tmp_path / "models-vllm.yaml", registry)),
-            "results": str(results),
+            "registry": "walk-models.yaml",
             "novbench": {"models": [GPU_MODEL, "tiny-vllm", "gpt-4o"], "strategies": ["zero"]},
+            "judges": {"datasets": {"sample": None}},
+            "weights": {"allow_unpinned": "lock"},  # as config/paper.yaml
         },
     )
-    template = "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}{% endfor %}"
-    files = {"tokenizer_config.json": json.dumps({"chat_template": template}).encode()}
-    snapshot = results / "weights" / "hub" / "snapshots" / COMMIT  # as rule weights leaves it
-    snapshot.mkdir(parents=True)
-    (snapshot / "tokenizer_config.json").write_bytes(files["tokenizer_config.json"])
-    manifest = {
-        "model": "tiny-vllm",
-        "repo_id": "org/tiny-vllm",
-        "revision": COMMIT,
-        "snapshot": str(snapshot),
-        "cache_dir": str(results / "weights" / "hub"),
-        "files": [{"path": "tokenizer_config.json", "bytes": len(files["tokenizer_config.json"])}],
-    }
-    (results / "weights" / "tiny-vllm.json").write_text(json.dumps(manifest))
-    env = snakemake_env(**slurm_cluster, NOVEVAL_SLURM_SITE=str(SCRIPTS / "ci-site.yaml"))
-    env["PATH"] = f"{REPO / 'tests' / 'conda' / 'bin'}:{env['PATH']}"  # the conda stand-in
-    env.pop("OPENAI_API_KEY", None)
-    configs = ["--configfile", "config/config.yaml", str(overlay)]
-    conda = ["--sdm", "conda", "--conda-prefix", str(tmp_path / "conda")]
-    with LoopbackHub({"org/tiny-vllm": Repository({COMMIT: files}, main=COMMIT)}) as hub:
-        env.update(HF_ENDPOINT=hub.endpoint, HF_TOKEN="")
-        run = run_snakemake(
-            "preflight", "--profile", "profiles/slurm", *conda, *configs, check=False, env=env
+    step4, commands = readme_step(clone / "README.md", 4)
+    assert len(commands) == 3 and all(PAPER in command for command in commands), step4
+    preflight, dry_run, plan = (command.replace(PAPER, WALK) for command in commands)
+    step5, _ = readme_step(clone / "README.md", 5)
+    (target,) = re.findall(r"target `(\w+)` \(same config files\)", step5)
+    fetch = f"snakemake --cores 1 {target} --configfile config/config.yaml {WALK}"
+    files = {"tokenizer_config.json": json.dumps({"chat_template": TEMPLATE}).encode()}
+
+    def shell(command: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["bash", "-c", command], cwd=clone, env=env, capture_output=True, text=True
         )
 
-    assert run.returncode != 0
+    with LoopbackHub({"org/tiny-vllm": Repository({COMMIT: files}, main=COMMIT)}) as hub:
+        env.update(HF_ENDPOINT=hub.endpoint)
+        first = shell(preflight)
+        assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+        assert "SKIP  chat templates: not downloaded yet: tiny-vllm (target fetch_weights; " in (
+            first.stdout
+        )  # and the command of step 5, which locks the model at its first download
+        assert (
+            "OK    revisions: no revision in config/models.yaml: tiny-vllm (org/tiny-vllm); locked "
+            f"at their first download (lock file): `{fetch}` downloads them all"
+        ) in first.stdout.splitlines()
+        assert "rule infer:" in shell(dry_run).stdout
+        assert (
+            shell(plan).returncode == 0
+            and (clone / "results" / "plan" / "compute_plan.md").is_file()
+        )
+        fetched = shell(fetch)
+        assert fetched.returncode == 0, fetched.stderr[-3000:]
+        assert hub.file_requests() == [f"/org/tiny-vllm/resolve/{COMMIT}/tokenizer_config.json"]
+        lock = yaml.safe_load((clone / "results" / "weights" / "lock.yaml").read_text())
+        assert lock["tiny-vllm"]["commit"] == COMMIT  # main's commit, locked
+        run = shell(preflight)
+
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     lines = [line for line in run.stdout.splitlines() if re.match(r"(OK|FAIL|SKIP|WARN) ", line)]
+    assert not [line for line in lines if not line.startswith(("OK ", "SKIP "))], lines
+    results = clone / "results"
+    glibc = f"{platform.libc_ver()[1]} (vLLM 0.33's llguidance wheels need glibc >= 2.31)"
     assert lines[:3] == [
-        f"OK    site file: {SCRIPTS / 'ci-site.yaml'} (2 partitions)",
+        "OK    site file: profiles/slurm/site.yaml (2 partitions)",
         "OK    partitions: cpu, gpu known to SLURM",
         "OK    GPU types: grid needs a100; SLURM offers them",
     ]
     assert lines[3].startswith(f"OK    weights cache: {results / 'weights' / 'hub'}")
     assert lines[3].endswith("GB free, 0.0 GB of weights to download")  # its manifest is there
-    assert lines[4:7] == [
-        "OK    revisions: every open model and hub scorer of the grid is pinned",
-        f"OK    hub tiny-vllm: org/tiny-vllm@{COMMIT} is on the hub",
+    assert lines[4:] == [
+        f"OK    revisions: 0 pinned; locked: tiny-vllm@{COMMIT[:12]} (the lock file's commits)",
+        "SKIP  hub tiny-vllm: org/tiny-vllm has no pinned revision (see revisions)",
         "OK    chat template tiny-vllm: org/tiny-vllm snapshot renders system+user and user only",
+        "OK    key NOVEVAL_TEST_KEY: set, for gpt-4o",
+        "OK    model gpt-4o: gpt-4o-2024-08-06 is served",
+        "SKIP  key S2_API_KEY: no literature search in the grid",
+        "SKIP  provider network: hosted-API inference runs on this host",
+        f"OK    glibc (this host): {glibc}",
+        f"OK    glibc (a100 nodes): {glibc}",  # one host
+        "SKIP  conda: the run deploys no conda environment (software-deployment-method)",
+        "SKIP  environments space: the run deploys no conda environment "
+        "(software-deployment-method)",
+        "OK    NVIDIA driver (a100 nodes): 580.95.05 (vLLM's CUDA 13.0 needs >= 580.65.06)",
+        lines[-1],
     ]
-    assert lines[7] == "FAIL  key OPENAI_API_KEY: not set, for gpt-4o"
-    assert lines[8] == (
-        "FAIL  model gpt-4o: gpt-4o-2024-08-06: the lookup cannot be made: OPENAI_API_KEY is not "
-        "set (registry api_key_env of gpt-4o)"
+    assert lines[-1].startswith("OK    job limits: all ")
+    assert f"pre-flight: all {len(lines)} findings passed" in run.stdout
+
+    # The same driver check on a node without the stand-in: SLURM's answer, and the fix.
+    monkeypatch.setenv("PATH", slurm_cluster["PATH"])
+    monkeypatch.setenv("SLURM_CONF", slurm_cluster["SLURM_CONF"])
+    query = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]
+    step = node_command({}, "gpu", "a100", query)
+    bare = node_check("NVIDIA driver", "a100 nodes", "gpu", run_command(step), driver_check, step)
+    assert bare.line().startswith("FAIL  NVIDIA driver (a100 nodes): partition gpu: ")
+    assert bare.line().endswith(
+        "; fix: `nvidia-smi` on the PATH of partition gpu's nodes (a job step's PATH)"
     )
-    assert lines[9] == "SKIP  key S2_API_KEY: no literature search in the grid"
-    assert lines[10] == "SKIP  provider network: hosted-API inference runs on this host"
-    glibc = "(vLLM 0.33's llguidance wheels need glibc >= 2.31)"
-    assert lines[11] == f"OK    glibc (this host): {platform.libc_ver()[1]} {glibc}"
-    assert lines[12] == f"OK    glibc (a100 nodes): {platform.libc_ver()[1]} {glibc}"  # one host
-    assert lines[13] == "OK    conda: 24.11.3 (Snakemake's conda deployment needs >= 24.7.1)"
-    assert lines[14].startswith(f"OK    environments space: {tmp_path / 'conda'}: ")
-    assert lines[14].endswith("for inference-vllm.yaml, noveval.yaml")
-    assert lines[15].startswith("FAIL  NVIDIA driver (a100 nodes): partition gpu: ")
-    assert "nvidia-smi" in lines[15]
-    assert lines[16].startswith("OK    job limits: all ") and len(lines) == 17
-    assert (
-        "pre-flight: 3 failed (key OPENAI_API_KEY, model gpt-4o, NVIDIA driver (a100 nodes))"
-        in run.stderr
-    )
-    # the commit looked up (the hub client also asks for its own settings), no file fetched
-    assert ("GET", f"/api/models/org/tiny-vllm/revision/{COMMIT}") in hub.requests
-    assert not hub.file_requests()
 
 
 def test_hosted_api_inference_runs_on_the_host_unless_the_site_says_slurm(
@@ -363,7 +414,11 @@ def test_preflight_names_a_job_longer_than_any_partition(tmp_path, slurm_cluster
         "FAIL  job limits: 1 of 1 inference jobs fit no partition (cpu 600 min, gpu 600 min): "
         f"novbench/sample/{GPU_MODEL}/cells/1-of-1 ("
     )
-    assert line.endswith(" min, 1 x a100, 3000 MB)")
+    assert line.endswith(
+        " min, 1 x a100, 3000 MB); fix: `snakemake pilot` with the same config files (its "
+        "measured start and throughput replace the estimates), or a lower `plan.startup_min` in "
+        "the config"
+    )
     assert "job limits" in run.stderr
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import rocrate
-from conftest import REPO, planned_jobs, snakemake_env, write_yaml
+from conftest import fresh_clone, planned_jobs, snakemake_env, write_yaml
 from requests.adapters import BaseAdapter, HTTPAdapter
 from urllib3 import HTTPResponse
 
@@ -54,20 +54,7 @@ def exported(embedded_run, tmp_path_factory):
 def clone(tmp_path_factory) -> Path:
     """A fresh clone of this checkout's commit, with its uncommitted changes (none in CI), so
     that the clone's own code is the code under test."""
-    target = tmp_path_factory.mktemp("clone") / "noveval"
-    subprocess.run(["git", "clone", "-q", str(REPO), str(target)], check=True)
-    status = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"],
-        cwd=REPO, capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    for line in status.splitlines():
-        path = line[3:].split(" -> ")[-1]
-        if (REPO / path).is_file():
-            (target / path).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / path, target / path)
-        elif (target / path).exists():
-            (target / path).unlink()
-    return target
+    return fresh_clone(tmp_path_factory.mktemp("clone") / "noveval")
 
 
 # The local extra's packages: the import works without them (the base install).

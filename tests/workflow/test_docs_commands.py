@@ -203,7 +203,7 @@ def plan_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
 def preflight_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
     """Preflight fails here (no cluster, no key, no hub), naming the retired judge's cells; every
     unpinned hub model any rule loads, the Idea Novelty Checker's encoder among them, is named as
-    locked at its first download."""
+    locked at its first download by the command it gives; each FAIL and WARN names its fix."""
     # no SLURM cluster configured: sinfo fails at once (a missing file it retries for 60 s)
     done = run(command, checkout, S2_API_KEY="", SLURM_CONF="/dev/null")
     assert done.returncode != 0
@@ -213,10 +213,17 @@ def preflight_of_the_paper_grid(checkout: Path, command: str, **_) -> None:
         "WARN  model claude-sonnet-4-5: not runnable: retired on 2026-11-30: its 91 cells are "
         "skipped; claude-sonnet-4-5-20250929 is not served; cannot be reproduced: "
     )
+    assert retired.endswith(
+        "; fix: `judges.substitutions: {claude-sonnet-4-5: <successor>}` in the config runs "
+        "another model in its place, reported as a substitution, not like-for-like"
+    )
     # config/paper.yaml locks the unpinned ones at their first download (fetch_weights)
     (revisions,) = [line for line in lines if line.startswith("OK    revisions:")]
     assert "specter2-base (allenai/specter2_base)" in revisions
-    assert revisions.endswith("snakemake --cores 1 fetch_weights downloads them all")
+    assert revisions.endswith(f"`snakemake --cores 1 fetch_weights {PAPER}` downloads them all")
+    failed = [line for line in lines if line.startswith(("FAIL ", "WARN "))]
+    assert failed  # no key, no cluster here
+    assert [line for line in failed if not re.search(r"; fix: .*`[^`]+`", line)] == []
 
 
 def overlay_run(checkout: Path, command: str, embedded_run, **_) -> None:

@@ -42,6 +42,7 @@ rule preflight:
             conda_prefix=params.conda_prefix,
             planned_jobs=params.planned_jobs,
             not_runnable=params.not_runnable,
+            configfiles=workflow.configfiles,  # for the commands its findings name
         )
 
 

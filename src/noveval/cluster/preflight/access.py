@@ -28,18 +28,19 @@ def gated_check(model: str, repo_id: str, token: str | None) -> Finding:
     """A gated model: a token, and the hub's word that it grants access (licence accepted)."""
     name = f"access {model}"
     if not token:
-        return Finding(
-            name, False, f"{repo_id} is gated: no Hugging Face token (HF_TOKEN or `hf auth login`)"
-        )
+        fix = "`export HF_TOKEN=<a token with access>` (or `hf auth login`)"
+        return Finding(name, False, f"{repo_id} is gated: no Hugging Face token", fix=fix)
     from huggingface_hub import auth_check
     from huggingface_hub.errors import GatedRepoError, HfHubHTTPError
 
     try:
         auth_check(repo_id, token=token)
     except GatedRepoError:
-        return Finding(name, False, f"{repo_id}: the token has no access; accept the licence")
+        fix = f"accept the licence at `https://huggingface.co/{repo_id}` with the token's account"
+        return Finding(name, False, f"{repo_id}: the token has no access", fix=fix)
     except (HfHubHTTPError, OSError) as error:
-        return Finding(name, False, f"{repo_id}: the hub did not confirm access ({error})")
+        fix = "`hf auth whoami` answering on this host (HF_TOKEN, the network, HF_ENDPOINT)"
+        return Finding(name, False, f"{repo_id}: the hub did not confirm access ({error})", fix=fix)
     return Finding(name, True, f"{repo_id}: the token has access")
 
 
@@ -55,6 +56,7 @@ def api_key_checks(registry: Registry, models: Iterable[str], env: Mapping[str, 
             f"key {variable}",
             bool(env.get(variable)),
             f"{'set' if env.get(variable) else 'not set'}, for {', '.join(names)}",
+            fix=f"`export {variable}=...` (README step 3)",
         )
         for variable, names in sorted(users.items())
     ]
@@ -71,7 +73,9 @@ def semantic_scholar_key_check(needed: bool, env: Mapping[str, str]) -> Finding:
         found,
         f"{'set' if found else 'not set'}, for Semantic Scholar (judges.retrieval.search, the "
         "AI-Scientist check, the Idea Novelty Checker); without it a run stops before its first "
-        "job unless literature.semantic_scholar.anonymous allows the shared anonymous limit",
+        "job",
+        fix=f"`export {S2_API_KEY_ENV}=...`, or `literature.semantic_scholar.anonymous: true` "
+        "in the config for the shared anonymous limit",
     )
 
 

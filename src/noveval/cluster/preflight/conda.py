@@ -26,12 +26,13 @@ def conda_check(version_output: str) -> Finding:
     from snakemake.deployment.conda import MIN_CONDA_VER
 
     said = version_output.strip()
+    fix = "`conda update -n base conda` (docs/cluster.md#the-login-node)"
     try:
         version = Version(said.split()[-1])
     except (IndexError, InvalidVersion):
-        return Finding("conda", False, f"no version in `conda --version`: {said!r}")
+        return Finding("conda", False, f"no version in `conda --version`: {said!r}", fix=fix)
     need = f"Snakemake's conda deployment needs >= {MIN_CONDA_VER}"
-    return Finding("conda", version >= Version(MIN_CONDA_VER), f"{version} ({need})")
+    return Finding("conda", version >= Version(MIN_CONDA_VER), f"{version} ({need})", fix=fix)
 
 
 def built(prefix: Path, env_file: Path) -> bool:
@@ -66,17 +67,24 @@ def env_space_check(
     for folder, gb in wants:
         device = _existing(folder).stat().st_dev
         needed[device] = needed.get(device, 0.0) + gb
-    parts, ok = [], True
+    parts, ok, fixes = [], True, []
     for folder, gb in wants:
         existing = _existing(folder)
         free_gb = shutil.disk_usage(existing).free / 1e9
         total = needed[existing.stat().st_dev]
         ok &= free_gb >= total
         parts.append(f"{folder}: {free_gb:,.0f} GB free, {gb:,.1f} GB to write")
+        if free_gb < total:
+            fixes.append(
+                "`conda_prefix` in the site file on a larger file system"
+                if folder == prefix
+                else "`export PIP_CACHE_DIR=<a folder on a larger file system>`"
+            )
     names = ", ".join(path.name for path in to_build)
     if len(needed) < len(wants):
         parts.append(f"one file system: {sum(gb for _, gb in wants):,.1f} GB in all")
-    return Finding("environments space", ok, f"{'; '.join(parts)}; for {names}")
+    detail = f"{'; '.join(parts)}; for {names}"
+    return Finding("environments space", ok, detail, fix=", or ".join(dict.fromkeys(fixes)))
 
 
 def pip_cache_dir() -> Path | None:
@@ -91,7 +99,10 @@ def conda_checks(grid: Grid) -> list[Finding]:
         why = "the run deploys no conda environment (software-deployment-method)"
         return [skipped("conda", why), skipped("environments space", why)]
     ok, said = run_command(["conda", "--version"])
-    version = conda_check(said) if ok else Finding("conda", False, f"conda --version: {said}")
+    from snakemake.deployment.conda import MIN_CONDA_VER
+
+    fix = f"`conda` >= {MIN_CONDA_VER} on PATH (docs/cluster.md#the-login-node)"
+    version = conda_check(said) if ok else Finding("conda", False, said, fix=fix)
     names = {"noveval.yaml", *(inference_env(spec) for spec in grid.specs)}
     env_files = [ENVS_DIR / name for name in sorted(names)]
     return [version, env_space_check(grid.conda_prefix, pip_cache_dir(), env_files)]

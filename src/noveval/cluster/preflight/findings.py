@@ -1,10 +1,13 @@
-"""One pre-flight check's line (OK, WARN, FAIL or SKIP), and running a command for a check."""
+"""One pre-flight check's line (OK, WARN, FAIL or SKIP), and running a command for a check.
+
+A FAIL or WARN names its fix, the one command or config line that resolves it, in backticks after
+``; fix:`` (``Finding.fix``; tests/planning/test_preflight_fixes.py drives every check to it)."""
 
 from __future__ import annotations
 
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 COMMAND_TIMEOUT_S = 120
 
@@ -14,21 +17,27 @@ MAX_DETAIL = 300  # characters of a failed command's message in its finding's li
 @dataclass(frozen=True)
 class Finding:
     """What a check found, one line of the report: ``ok`` True (OK), False (FAIL) or None (SKIP:
-    not needed or not possible here); ``warn``: it passed with something to look at (WARN)."""
+    not needed or not possible here); ``warn``: it passed with something to look at (WARN);
+    ``fix``: what resolves a FAIL or WARN (printed with those only)."""
 
     name: str
     ok: bool | None
     detail: str
     warn: bool = False
+    fix: str = field(default="", compare=False)  # advice: findings equal whatever their fixes
+
+    @property
+    def status(self) -> str:
+        return "WARN" if self.warn else {True: "OK", False: "FAIL", None: "SKIP"}[self.ok]
 
     def line(self) -> str:
-        status = "WARN" if self.warn else {True: "OK", False: "FAIL", None: "SKIP"}[self.ok]
-        return f"{status:<4}  {self.name}: {self.detail}"
+        fix = f"; fix: {self.fix}" if self.fix and self.status in ("FAIL", "WARN") else ""
+        return f"{self.status:<4}  {self.name}: {self.detail}{fix}"
 
 
-def warning(name: str, detail: str) -> Finding:
-    """A finding that does not fail the pre-flight but asks to be looked at."""
-    return Finding(name, True, detail, warn=True)
+def warning(name: str, detail: str, fix: str) -> Finding:
+    """A finding that does not fail the pre-flight but asks to be looked at, and what to do."""
+    return Finding(name, True, detail, warn=True, fix=fix)
 
 
 def skipped(name: str, why: str) -> Finding:

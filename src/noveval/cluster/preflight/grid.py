@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,16 @@ class Grid:
     # every inference job's resources (noveval.cluster.resources.PlannedJob)
     planned_jobs: tuple = ()
     not_runnable: Mapping = field(default_factory=dict)  # judge -> (why, cells skipped)
+    configfiles: tuple[str, ...] = ()  # the run's --configfile files, for the commands it names
+
+    def command(self, target: str) -> str:
+        """The command that makes ``target`` for this grid: its config files, relative to the
+        working directory where they are under it."""
+        shown = [
+            path if os.path.relpath(path).startswith("..") else os.path.relpath(path)
+            for path in self.configfiles
+        ]
+        return f"snakemake --cores 1 {target} --configfile {' '.join(shown) or '...'}"
 
     @property
     def specs(self) -> list[ModelSpec]:

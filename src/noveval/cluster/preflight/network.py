@@ -39,11 +39,16 @@ def provider_urls(specs: Iterable[ModelSpec]) -> list[str]:
     return sorted(set(urls))
 
 
+# Where compute nodes cannot reach the providers: hosted-API inference on the login node.
+ON_HOST = "`api_inference: host` in the site file (hosted-API inference on this host)"
+
+
 def reach_check(ok: bool, output: str, where: str, urls: list[str]) -> Finding:
     """The report of REACH_SCRIPT run on ``where``: OK when every provider was reached."""
     name = "provider network"
     if not ok:
-        return Finding(name, False, f"{where}: {output}")
+        fix = f"the site file's `account` and `qos` as SLURM takes them, or {ON_HOST}"
+        return Finding(name, False, f"{where}: {output}", fix=fix)
     said = [line.split(" ", 1) for line in output.splitlines() if " " in line]
     unreachable = [rest for word, rest in said if word == "unreachable"]
     if unreachable or sum(word == "reached" for word, _ in said) != len(urls):
@@ -51,8 +56,8 @@ def reach_check(ok: bool, output: str, where: str, urls: list[str]) -> Finding:
             name,
             False,
             f"{where} cannot reach {'; '.join(unreachable) or 'every provider'}: hosted-API "
-            "inference runs there (site file api_inference: slurm); set api_inference: host to "
-            "run it on this host",
+            "inference runs there (site file api_inference: slurm)",
+            fix=ON_HOST,
         )
     return Finding(name, True, f"{where} reaches {', '.join(urls)}")
 
@@ -66,8 +71,9 @@ def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -
         return skipped("provider network", "no hosted model in the grid")
     try:
         on_host = api_inference_on_host(site_path)
-    except ValueError as error:
-        return Finding("provider network", False, str(error))
+    except ValueError as error:  # the site file's line says what
+        fix = f"correct the key it names in `{site_path}` (docs/cluster.md#site-settings)"
+        return Finding("provider network", False, str(error), fix=fix)
     if on_host:
         return skipped("provider network", "hosted-API inference runs on this host")
     partitions = site.get("partitions") or {}
@@ -75,6 +81,7 @@ def provider_network_check(site_path: str, site: dict, specs: list[ModelSpec]) -
         name for name, settings in sorted(partitions.items()) if not (settings or {}).get("max_gpu")
     ]
     if not cpu:
-        return Finding("provider network", False, "no CPU partition (max_gpu: 0) in the site file")
+        fix = f"a CPU partition (`max_gpu: 0`) under `partitions`, or {ON_HOST}"
+        return Finding("provider network", False, "no CPU partition in the site file", fix=fix)
     command = [*job_step(site, cpu[0]), sys.executable, "-c", REACH_SCRIPT, *urls]
     return reach_check(*run_command(command), f"a node of partition {cpu[0]}", urls)

@@ -49,11 +49,13 @@ def checks(
     conda_prefix: str | Path | None = None,
     planned_jobs: Iterable = (),
     not_runnable: Mapping | None = None,
+    configfiles: Iterable[str] = (),
 ) -> list[Finding]:
     """Every check of the grid's ``models`` (the registry's names) under ``config``;
     ``conda_prefix``: where Snakemake builds conda environments (None: no conda deployment);
     ``planned_jobs``: every inference job's resources (``noveval.cluster.resources.PlannedJob``);
-    ``not_runnable``: the judges whose cells the grid skips (``JudgesGrid.not_runnable``)."""
+    ``not_runnable``: the judges whose cells the grid skips (``JudgesGrid.not_runnable``);
+    ``configfiles``: the run's config files, in the commands the findings name."""
     site_path = site_file_path(env)
     site_line, site = site_file_check(site_path)
     ok, output = run_command(["sinfo", "--noheader", "--format=%R %G"])
@@ -69,6 +71,7 @@ def checks(
         conda_prefix=Path(conda_prefix) if conda_prefix else None,
         planned_jobs=tuple(planned_jobs),
         not_runnable=dict(not_runnable or {}),
+        configfiles=tuple(str(path) for path in configfiles),
     )
     return [site_line, *(line for check in CHECKS for line in check(grid))]
 
@@ -81,11 +84,14 @@ def preflight(
     conda_prefix: str | Path | None = None,
     planned_jobs: Iterable = (),
     not_runnable: Mapping | None = None,
+    configfiles: Iterable[str] = (),
 ) -> None:
     """Rule preflight: print every finding (and write them to ``log_path``), then fail when any
     failed. ``conda_prefix``: where Snakemake builds conda environments (None: no conda
-    deployment); ``planned_jobs``: every inference job's resources."""
-    found = checks(config, registry, models, os.environ, conda_prefix, planned_jobs, not_runnable)
+    deployment); ``planned_jobs``: every inference job's resources; ``configfiles``: the run's."""
+    found = checks(
+        config, registry, models, os.environ, conda_prefix, planned_jobs, not_runnable, configfiles
+    )
     lines = [finding.line() for finding in found]
     print("\n".join(lines), flush=True)
     failed = [finding.name for finding in found if finding.ok is False]

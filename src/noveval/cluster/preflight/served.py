@@ -55,25 +55,28 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Finding:
             False,
             f"{spec.reference}: the lookup cannot be made: {spec.api_key_env} is not set "
             f"(registry api_key_env of {spec.name})",
+            fix=f"`export {spec.api_key_env}=...` (README step 3)",
         )
     provider = provider_of(spec, key)
     try:
         found = lookup_model(spec, key)
     except provider.not_found() as error:
         why = f"is not served ({error})"
-        return Finding(name, False, _not_reproducible(spec, why))
+        return Finding(name, False, _not_reproducible(spec, why), fix=substitution_fix(spec))
     except provider.errors() as error:
         return Finding(
             name,
             False,
-            f"{spec.reference}: the lookup at {spec.base_url} failed "
-            f"({type(error).__name__}: {error}); check {spec.api_key_env} and the network",
+            f"{spec.reference}: the lookup at {spec.base_url or 'the provider'} failed "
+            f"({type(error).__name__}: {error})",
+            fix=f"a valid `{spec.api_key_env}` exported, and this host reaching the provider",
         )
     lifecycle = getattr(found, "lifecycle", None)
     retires = getattr(found, "retires_at", None)
     date = f" on {retires:%Y-%m-%d}" if retires else ""
     if lifecycle == "retired":
-        return Finding(name, False, _not_reproducible(spec, f"was retired{date}"))
+        why = _not_reproducible(spec, f"was retired{date}")
+        return Finding(name, False, why, fix=substitution_fix(spec))
     if lifecycle == "deprecated":
         return Finding(name, True, f"{spec.reference} is served, deprecated: retires{date}")
     return Finding(name, True, f"{spec.reference} is served")
@@ -81,9 +84,15 @@ def served_check(spec: ModelSpec, env: Mapping[str, str]) -> Finding:
 
 def _not_reproducible(spec: ModelSpec, why: str) -> str:
     return (
-        f"{spec.reference} {why}; cannot be reproduced: {_cells_line(published_cells(spec.name))}."
-        f" To run another model in its place, name it in judges.substitutions "
-        f"({{{spec.name}: <successor>}}): reported as a substitution, not like-for-like"
+        f"{spec.reference} {why}; cannot be reproduced: {_cells_line(published_cells(spec.name))}"
+    )
+
+
+def substitution_fix(spec: ModelSpec) -> str:
+    """Another model in the place of one no longer served: the config's substitution."""
+    return (
+        f"`judges.substitutions: {{{spec.name}: <successor>}}` in the config runs another model "
+        "in its place, reported as a substitution, not like-for-like"
     )
 
 
@@ -109,6 +118,7 @@ def not_runnable_checks(registry: Registry, not_runnable: Mapping) -> list[Findi
             f"model {model}",
             f"{reason}: its {cells} cells are skipped; "
             + _not_reproducible(registry.model(model), "is not served"),
+            substitution_fix(registry.model(model)),
         )
         for model, (reason, cells) in sorted(not_runnable.items())
     ]

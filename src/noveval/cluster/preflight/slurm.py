@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -12,19 +12,32 @@ import yaml
 from noveval.cluster.preflight.findings import Finding, run_command, skipped
 from noveval.cluster.preflight.grid import Grid, site_gpu_type
 from noveval.cluster.resources import gpus
+from noveval.core.site import SITE_FILE_VARIABLE, check_site
 from noveval.core.yaml_files import load_yaml
 
 GPU_WAIT_S = 60  # how long the driver check waits for a GPU node (srun --immediate)
+SINFO_FIX = "`export SLURM_CONF=<the cluster's slurm.conf>`, so that `sinfo` answers on this host"
 
 
 def site_file_check(path: str | Path) -> tuple[Finding, dict]:
-    """The site file: readable YAML with a ``partitions`` table (and its settings)."""
+    """The site file: readable YAML of the site file's keys with a ``partitions`` table (and its
+    settings)."""
     try:
         site = load_yaml(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as error:
-        return Finding("site file", False, f"{path}: {error}"), {}
+    except OSError as error:
+        fix = f"write {path} (README step 2), or `export {SITE_FILE_VARIABLE}=<your site file>`"
+        return Finding("site file", False, f"{path}: {error.strerror}", fix=fix), {}
+    except yaml.YAMLError as error:
+        fix = f"correct the YAML of `{path}` where the error says"
+        return Finding("site file", False, f"{path}: {error}", fix=fix), {}
     if not isinstance(site, dict) or not isinstance(site.get("partitions"), dict):
-        return Finding("site file", False, f"{path}: no `partitions` table"), {}
+        fix = f"`partitions:` in {path}, each partition with its `max_gpu` and `max_runtime`"
+        return Finding("site file", False, f"{path}: no `partitions` table", fix=fix), {}
+    try:
+        check_site(site, Path(path))
+    except ValueError as error:
+        fix = f"correct the key it names in `{path}` (docs/cluster.md#site-settings)"
+        return Finding("site file", False, str(error), fix=fix), {}
     return Finding("site file", True, f"{path} ({len(site['partitions'])} partitions)"), site
 
 
@@ -54,8 +67,11 @@ def partition_checks(site: dict, known: dict[str, set[str]], needed_gpu_types: s
         f"not known to SLURM: {', '.join(missing)} (it has: {', '.join(sorted(known))})"
         if missing
         else f"{', '.join(sorted(partitions))} known to SLURM",
+        fix=f"rename `partitions: {missing[0]}` in the site file to a partition `sinfo` lists"
+        if missing
+        else "",
     )
-    problems = []
+    problems, fixes = [], []
     for name, settings in sorted(partitions.items()):
         claimed = set((settings or {}).get("available_gpu_models") or ())
         if name in known and claimed - known[name]:
@@ -63,21 +79,29 @@ def partition_checks(site: dict, known: dict[str, set[str]], needed_gpu_types: s
                 f"{name} offers {', '.join(sorted(known[name])) or 'no GPU'} in SLURM, not "
                 f"{', '.join(sorted(claimed - known[name]))}"
             )
+            offered = ", ".join(sorted(known[name]))
+            fixes.append(f"`partitions: {name}: available_gpu_models: [{offered}]`")
     offered = {
         gpu
         for settings in partitions.values()
         for gpu in (settings or {}).get("available_gpu_models") or ()
     }
     if needed_gpu_types - offered:
+        lacking = sorted(needed_gpu_types - offered)
         problems.append(
-            f"no partition of the site file offers {', '.join(sorted(needed_gpu_types - offered))}"
-            " (asked for by the grid's models)"
+            f"no partition of the site file offers {', '.join(lacking)} (asked for by the grid's "
+            "models)"
+        )
+        fixes.append(
+            f"`gpu_types: {{{lacking[0]}: <a GRES type sinfo lists>}}` or a partition's "
+            "`available_gpu_models` naming it"
         )
     needed = ", ".join(sorted(needed_gpu_types)) or "none"
     types = Finding(
         "GPU types",
         not problems,
         "; ".join(problems) if problems else f"grid needs {needed}; SLURM offers them",
+        fix=f"in the site file, {'; '.join(fixes)}" if fixes else "",
     )
     return [names, types]
 
@@ -138,9 +162,36 @@ def fits(job, partition: PartitionLimits) -> bool:
     )
 
 
+def misfit_fix(job, usable: dict[str, PartitionLimits], site: dict) -> str:
+    """What makes a job that fits no partition fit: where a partition has its GPUs and memory,
+    the site file's time limit of it set to SLURM's (jobs are then split to fit) or a shorter
+    start; else less memory, or a partition with its GPUs."""
+    model = job.name.split("/")[2] if job.name.count("/") >= 2 else "the job's model"
+    roomy = {
+        name: limits
+        for name, limits in sorted(usable.items())
+        if fits(replace(job, runtime=0), limits)
+    }
+    if roomy:
+        settings = site.get("partitions") or {}
+        for name, limits in roomy.items():
+            claimed = (settings.get(name) or {}).get("max_runtime") or math.inf
+            if float(claimed) > limits.max_minutes:
+                return f"`partitions: {name}: max_runtime: {limits.max_minutes:g}` in the site file"
+        return (
+            "`snakemake pilot` with the same config files (its measured start and throughput "
+            "replace the estimates), or a lower `plan.startup_min` in the config"
+        )
+    if all(job.mem_mb > limits.mem_mb for limits in usable.values()):
+        return f"a lower `mem_mb` of {model} in the registry (config/models.yaml)"
+    gpus = f"{job.gpus} x {job.gpu_type or 'GPU'}"
+    return f"a partition of nodes with {gpus} under `partitions` in the site file (`max_gpu`)"
+
+
 def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: dict) -> Finding:
     """Every planned inference job fits one of the site file's partitions as SLURM reports them
-    (time limit, GPUs of its type per node, memory); the jobs that fit none are named."""
+    (time limit, GPUs of its type per node, memory); the jobs that fit none are named, and what
+    makes the first fit."""
     named = set(site.get("partitions") or ()) & set(partitions) or set(partitions)
     usable = [partitions[name] for name in sorted(named)]
     misfits = [job for job in jobs if not any(fits(job, p) for p in usable)]
@@ -162,6 +213,7 @@ def job_limits_check(jobs: list, partitions: dict[str, PartitionLimits], site: d
         "job limits",
         False,
         f"{len(misfits)} of {len(jobs)} inference jobs fit no partition ({limits}): {names}",
+        fix=misfit_fix(misfits[0], {name: partitions[name] for name in named}, site),
     )
 
 
@@ -178,7 +230,7 @@ def slurm_checks(grid: Grid) -> list[Finding]:
     if grid.partitions is None:
         if grid.sinfo_error == "sinfo not found":
             return [skipped("partitions", "no SLURM on this host (sinfo not found)")]
-        return [Finding("partitions", False, f"sinfo failed: {grid.sinfo_error}")]
+        return [Finding("partitions", False, f"sinfo failed: {grid.sinfo_error}", fix=SINFO_FIX)]
     needed = {site_gpu_type(grid.site, spec) for spec in grid.specs if gpus(spec)} - {""}
     return partition_checks(grid.site, grid.partitions, needed)
 
@@ -191,5 +243,5 @@ def job_limits_checks(grid: Grid) -> list[Finding]:
         return [skipped("job limits", f"no partitions from SLURM here ({grid.sinfo_error})")]
     ok, output = run_command(["sinfo", "--noheader", "--format=%R %l %G %m"])
     if not ok:
-        return [Finding("job limits", False, f"sinfo failed: {output}")]
+        return [Finding("job limits", False, f"sinfo failed: {output}", fix=SINFO_FIX)]
     return [job_limits_check(list(grid.planned_jobs), partition_limits(output), grid.site)]

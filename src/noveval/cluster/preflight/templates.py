@@ -47,8 +47,9 @@ def template_check(model: str, template: str | None, source: str, options: dict)
     from transformers.utils.chat_template_utils import render_jinja_template
 
     name = f"chat template {model}"
+    fix = f"`chat_template:` of {model} in the registry (config/models.yaml) rendering both"
     if not template:
-        return Finding(name, False, f"none in {source}; set chat_template in models.yaml")
+        return Finding(name, False, f"none in {source}", fix=fix)
     refused = []
     for sequence, messages in ROLE_SEQUENCES.items():
         try:
@@ -61,7 +62,7 @@ def template_check(model: str, template: str | None, source: str, options: dict)
         except (TemplateError, TypeError, ValueError) as error:  # raise_exception, or broken
             refused.append(f"{sequence} ({type(error).__name__}: {error})")
     if refused:
-        return Finding(name, False, f"{source} refuses {'; '.join(refused)}"[:MAX_DETAIL])
+        return Finding(name, False, f"{source} refuses {'; '.join(refused)}"[:MAX_DETAIL], fix=fix)
     return Finding(name, True, f"{source} renders {' and '.join(ROLE_SEQUENCES)}")
 
 
@@ -78,7 +79,8 @@ def chat_template_checks(grid: Grid) -> list[Finding]:
         try:
             snapshot = local_weights(manifest).snapshot
         except WeightsError as error:  # files gone from the cache since the download
-            found.append(Finding(f"chat template {spec.name}", False, str(error)))
+            fix = f"`rm {manifest}`, then `{grid.command('fetch_weights')}`"
+            found.append(Finding(f"chat template {spec.name}", False, str(error), fix=fix))
             continue
         template, tokens = snapshot_template(snapshot)
         source = f"{spec.reference} snapshot"
@@ -88,6 +90,7 @@ def chat_template_checks(grid: Grid) -> list[Finding]:
             template_check(spec.name, template, source, {**tokens, **spec.chat_template_kwargs})
         )
     if waiting:
-        why = f"not downloaded yet: {', '.join(waiting)} (rule weights; run preflight again after)"
+        names = ", ".join(waiting)
+        why = f"not downloaded yet: {names} (target fetch_weights; run preflight again after)"
         found.append(skipped("chat templates", why))
     return found

@@ -12,32 +12,38 @@ from noveval.cluster.preflight.grid import Grid
 from noveval.core.files import free_bytes, nearest_existing
 from noveval.inference.weights import cache_dir, lock_path, manifest_path, read_lock
 
+FETCH = "snakemake --cores 1 fetch_weights"  # with the run's config files (Grid.command)
+
 
 def weights_cache_check(cache: Path, missing_gb: float) -> Finding:
     """The cache is writable (or can be created) and its file system has room for the weights
     that are not downloaded yet."""
     existing = nearest_existing(cache)
+    elsewhere = "`weights_cache:` in the site file"
     try:
         existing.joinpath(f".preflight-{uuid.uuid4().hex}").touch()
     except OSError as error:
-        return Finding("weights cache", False, f"{cache}: not writable ({error.strerror})")
+        fix = f"{elsewhere}, a folder this user can write"
+        return Finding("weights cache", False, f"{cache}: not writable ({error.strerror})", fix=fix)
     for probe in existing.glob(".preflight-*"):
         probe.unlink(missing_ok=True)
     free_gb = free_bytes(existing) / 1e9
     detail = f"{cache}: {free_gb:,.0f} GB free, {missing_gb:,.1f} GB of weights to download"
-    if free_gb < missing_gb:
-        detail += "; free space there, or set weights_cache in the site file to a larger one"
-    return Finding("weights cache", free_gb >= missing_gb, detail)
+    fix = f"{elsewhere} on a file system with room (or free {missing_gb - free_gb:,.1f} GB there)"
+    return Finding("weights cache", free_gb >= missing_gb, detail, fix=fix)
 
 
 def pinned_check(
-    downloads: Iterable, allow_unpinned: bool | str, locked: Mapping[str, dict] | None = None
+    downloads: Iterable,
+    allow_unpinned: bool | str,
+    locked: Mapping[str, dict] | None = None,
+    fetch: str = FETCH,
 ) -> Finding:
     """Every download of the grid (open models, hub scorers) is pinned to a hub commit (a
     registry revision) or locked (the lock file's commit, ``noveval.inference.weights``); an
     unresolved one (neither) fails, named, unless the config locks it at its first download
     (``weights.allow_unpinned: lock``): ``true`` downloads main at each download, which two labs
-    may find at different commits."""
+    may find at different commits. ``fetch``: the command that downloads the grid's weights."""
     locked = locked or {}
     downloads = list(downloads)
     unpinned = [item for item in downloads if not item.revision]
@@ -60,14 +66,14 @@ def pinned_check(
         return Finding(
             "revisions",
             True,
-            f"{detail}; locked at their first download (lock file): snakemake --cores 1 "
-            "fetch_weights downloads them all",
+            f"{detail}; locked at their first download (lock file): `{fetch}` downloads them all",
         )
     return Finding(
         "revisions",
         False,
-        f"{detail}; pin a hub commit for each, or set weights.allow_unpinned: lock to lock main's "
-        "commit at the first download",
+        detail,
+        fix="`weights.allow_unpinned: lock` in the config (main's commit locked at the first "
+        "download), or a `revision:` for each in config/models.yaml",
     )
 
 
@@ -83,9 +89,15 @@ def weights_checks(grid: Grid) -> list[Finding]:
     found = [weights_cache_check(cache_dir(results, grid.site_path), missing_gb)]
     unsized = [item.name for item in grid.downloads if item.download_gb is None]
     if unsized:
-        found.append(Finding("weights sizes", False, f"no download_gb: {', '.join(unsized)}"))
+        fix = "`download_gb:` of each in the registry (config/models.yaml)"
+        found.append(
+            Finding("weights sizes", False, f"no download_gb: {', '.join(unsized)}", fix=fix)
+        )
     allow_unpinned = (grid.config.get("weights") or {}).get("allow_unpinned", False)
-    found.append(pinned_check(grid.downloads, allow_unpinned, read_lock(lock_path(grid.config))))
+    locked = read_lock(lock_path(grid.config))
+    found.append(
+        pinned_check(grid.downloads, allow_unpinned, locked, grid.command("fetch_weights"))
+    )
     return found
 
 
@@ -103,18 +115,23 @@ def hub_revision_check(item, token: str | None, endpoint: str | None = None) -> 
     if not item.revision:
         return skipped(name, f"{item.reference} has no pinned revision (see revisions)")
     where = f"{item.reference}@{item.revision}"
+    registry = f"of {item.name} in the registry (config/models.yaml)"
     try:
         HfApi(endpoint=endpoint, token=token).model_info(item.reference, revision=item.revision)
     except RevisionNotFoundError:
-        return Finding(
-            name, False, f"{where}: the hub has no such revision; pin another commit in models.yaml"
-        )
+        fix = f"another commit of {item.reference} as `revision:` {registry}"
+        return Finding(name, False, f"{where}: the hub has no such revision", fix=fix)
     except GatedRepoError:
-        return warning(name, f"{where}: gated, cannot be confirmed without access (see access)")
+        fix = "`export HF_TOKEN=<a token with access>` (see access)"
+        return warning(name, f"{where}: gated, cannot be confirmed without access", fix)
     except RepositoryNotFoundError:
-        return Finding(name, False, f"{where}: no such repository on the hub (or private)")
+        fix = f"its `reference:` {registry}, or `export HF_TOKEN=...` where it is private"
+        return Finding(name, False, f"{where}: no such repository on the hub (or private)", fix=fix)
     except (httpx2.HTTPError, OSError) as error:  # an HTTP error, no network, hub off
-        return Finding(name, False, f"{where}: the hub did not answer ({type(error).__name__})")
+        fix = "this host reaching the hub (`HF_ENDPOINT` where a mirror serves it)"
+        return Finding(
+            name, False, f"{where}: the hub did not answer ({type(error).__name__})", fix=fix
+        )
     return Finding(name, True, f"{where} is on the hub")
 
 
