@@ -74,6 +74,7 @@ LOG_FILES = {
     "d_minus_sources": "r/logs/judges/{dataset}/d_minus_sources.log",
     "ideation": "r/logs/judges/{dataset}/ideation.log",
     "flip_rates": "r/logs/judges/{dataset}/flip_rates.log",
+    "explorer": "r/logs/judges/{dataset}/explorer.log",
     "plan_format": "r/logs/judges/{dataset}/plan_format.log",
     "dataset_sizes": "r/logs/judges/{dataset}/dataset_sizes.log",
     "expert_study": "r/logs/judges/{dataset}/expert_study.log",

@@ -41,6 +41,7 @@ LOG_FILES = {
     "score_benchmark": "r/logs/novbench/{dataset}/{model}/score.benchmark.tsv",
     "table": "r/logs/novbench/{dataset}/table.log",
     "radar": "r/logs/novbench/{dataset}/sentiment_radar.log",
+    "explorer": "r/logs/novbench/{dataset}/explorer.log",
     "paper_type_labels": "r/logs/novbench/{dataset}/paper_type/labels.log",
     "paper_type_table": "r/logs/novbench/{dataset}/paper_type.log",
     "reviewer_confidence": "r/logs/novbench/{dataset}/reviewer_confidence.log",

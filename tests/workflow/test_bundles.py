@@ -161,12 +161,15 @@ def test_an_edited_metric_rebuilds_scoring_and_what_follows_and_no_inference(exp
         assert named == {
             "novbench_table": "upstream rebuilds",
             "novbench_radar": "upstream rebuilds",
+            "novbench_explorer": "upstream rebuilds",
         }
         dry = in_clone(clone, sys.executable, "-m", "snakemake", "-n", "--cores", "1", "all",
                        "reproduction", "--configfile", str(config))  # fmt: skip
         planned = {rule for rule, _ in planned_jobs(dry.stdout)}
         assert "novbench_score" in planned
-        assert planned == {"novbench_score", "novbench_table", "novbench_radar", "all"}
+        assert planned == {
+            "novbench_score", "novbench_table", "novbench_radar", "novbench_explorer", "all"
+        }  # fmt: skip
     finally:
         metric.write_text(original)
 
@@ -193,6 +196,8 @@ def test_a_fresh_clone_rebuilds_every_table_from_the_bundle_with_no_model_rule(e
     assert not ran & MODEL_RULES
     made_by = read_manifest(theirs / "bundle.zip").job_of()
     makers = {made_by[path.as_posix()].rule for path in deleted}
-    assert ran == makers | {"reproduction_report", "all", "reproduction"}
+    # the explorers read the tables and metrics, so they are rebuilt too
+    explorers = {"novbench_explorer", "judges_explorer"}
+    assert ran == makers | explorers | {"reproduction_report", "all", "reproduction"}
     for path in [*deleted, Path("reproduction") / "report.csv"]:
         assert (ours / path).read_bytes() == (theirs / path).read_bytes(), path

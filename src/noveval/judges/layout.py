@@ -83,6 +83,7 @@ LOGS = {
     "d_minus_sources": "{logs}/{dataset}/d_minus_sources.log",
     "ideation": "{logs}/{dataset}/ideation.log",
     "flip_rates": "{logs}/{dataset}/flip_rates.log",
+    "explorer": "{logs}/{dataset}/explorer.log",
     "plan_format": "{logs}/{dataset}/plan_format.log",
     "dataset_sizes": "{logs}/{dataset}/dataset_sizes.log",
     "expert_study": "{logs}/{dataset}/expert_study.log",
@@ -251,6 +252,10 @@ class JudgesPaths:
         if name not in FORMAT_OUTPUTS:
             raise ValueError(f"judges: no output {name} of a format")
         return f"{self.dataset(dataset)}/{format}/{name}"
+
+    def explorer(self, dataset: str = DATASET) -> str:
+        """A dataset's instance explorer (a folder: index.html and its data scripts)."""
+        return f"{self.dataset(dataset)}/explorer"
 
     def output(self, name: str, dataset: str = DATASET) -> str:
         """A table or figure of a dataset (``DATASET_OUTPUTS``)."""

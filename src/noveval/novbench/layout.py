@@ -39,6 +39,7 @@ LOGS = {
     "score_benchmark": "{logs}/{dataset}/{model}/score.benchmark.tsv",
     "table": "{logs}/{dataset}/table.log",
     "radar": "{logs}/{dataset}/sentiment_radar.log",
+    "explorer": "{logs}/{dataset}/explorer.log",
     "paper_type_labels": f"{{logs}}/{{dataset}}/{PAPER_TYPE}/labels.log",
     "paper_type_table": "{logs}/{dataset}/paper_type.log",
     "reviewer_confidence": "{logs}/{dataset}/reviewer_confidence.log",
@@ -123,6 +124,10 @@ class NovBenchLayout:
 
     def radar(self, dataset: str = DATASET) -> str:
         return f"{self.dataset(dataset)}/sentiment_radar.png"
+
+    def explorer(self, dataset: str = DATASET) -> str:
+        """A dataset's instance explorer (a folder: index.html and its data scripts)."""
+        return f"{self.dataset(dataset)}/explorer"
 
     def outputs(self, datasets) -> list[str]:
         """The tables and figure of each dataset (rule novbench, less the appendix tables)."""

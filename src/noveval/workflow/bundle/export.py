@@ -81,9 +81,21 @@ def export_bundle(
 
 
 def _outputs(job: PlannedJob, places: Places) -> list[str]:
-    """The job's output files under the results folder, relative to it (none under logs/)."""
+    """The job's output files under the results folder, relative to it (none under logs/); a
+    folder output (an explorer) as the files in it."""
     inside = [places.inside(output) for output in job.outputs]
-    return [path for path in inside if path and path.split("/")[0] not in LEFT_OUT]
+    found = []
+    for path in inside:
+        if not path or path.split("/")[0] in LEFT_OUT:
+            continue
+        folder = places.results / path
+        if folder.is_dir():
+            found += sorted(
+                f.relative_to(places.results).as_posix() for f in folder.rglob("*") if f.is_file()
+            )
+        else:
+            found.append(path)
+    return found
 
 
 def _fingerprint(job: PlannedJob, places: Places) -> tuple[str | None, str, dict]:

@@ -57,7 +57,7 @@ def decide(jobs: list[PlannedJob], places: Places, manifest: Manifest) -> Decisi
         outputs = [path for path in map(places.inside, job.outputs) if path]
         if not outputs:
             continue
-        bundled = {made_by.get(path) for path in outputs}
+        bundled = {_made(made_by, path) for path in outputs}
         reason = None
         if None in bundled:
             reason = "not in the bundle"
@@ -78,6 +78,15 @@ def decide(jobs: list[PlannedJob], places: Places, manifest: Manifest) -> Decisi
         else:
             decision.add(job.rule, reason, len(outputs))
     return decision
+
+
+def _made(made_by: dict, path: str):
+    """The bundle's job of an output: a file's, or that of the files in a folder output (the
+    explorers'); None when the bundle has none."""
+    if path in made_by:
+        return made_by[path]
+    inside = {job for file, job in made_by.items() if file.startswith(path + "/")}
+    return inside.pop() if len(inside) == 1 else None
 
 
 def import_bundle(
