@@ -13,7 +13,7 @@ first dataset of each study under ``--results``): the instance view of NovBench'
 of the judges' first pair. The images of docs/ come from the test suite's embedded run (dataset
 ``tiny``):
 
-    PYTHONPATH=src .venv/bin/python benchmarks/explorer_screenshots.py [--results results]
+    PYTHONPATH=src:tests .venv/bin/python benchmarks/explorer_screenshots.py [--results results]
 
 or one image: ``... explorer_screenshots.py --folder DIR --fragment '#rows?model=m' --png out.png``
 """
@@ -29,26 +29,15 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlencode
 
+from explorer_browser import CHROMIUM, CHROMIUM_FLAGS
 from PIL import Image
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
+REPO = Path(__file__).resolve().parents[1]
 IMAGES = REPO / "docs" / "images"
 STUDIES = ("novbench", "judges")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-extensions",
-    "--hide-scrollbars",
-    "--force-device-scale-factor=1",
-    "--window-size=1280,900",
-    "--virtual-time-budget=10000",
-]
+# the browser tests' flags (tests/explorer_browser.py), with a fixed budget for the data scripts
+FLAGS = [*CHROMIUM_FLAGS, "--virtual-time-budget=10000"]
 
 
 def chromium(url: str, *flags: str) -> subprocess.CompletedProcess:

@@ -34,19 +34,14 @@ import tempfile
 import time
 from pathlib import Path
 
-CHROMIUM = "/usr/bin/chromium"
+from report_check import CHROMIUM
+from report_check import CHROMIUM_FLAGS as REPORT_FLAGS
+
+# the report check's flags, less its fixed virtual-time budget (``run_chromium`` sets its own),
+# with the console on stderr and the window of the screenshots
 CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
+    *(flag for flag in REPORT_FLAGS if not flag.startswith("--virtual-time-budget")),
     "--disable-extensions",
-    "--hide-scrollbars",
-    "--force-device-scale-factor=1",
     "--window-size=1280,900",
     "--enable-logging=stderr",
     "--v=0",
