@@ -35,6 +35,7 @@ AMOUNTS = [
     "gpu_wall_hours",
 ]
 PLAN_COLUMNS = [*LABELS, *COUNTS, *GPUS, *AMOUNTS]
+TIME = ("hosted_hours", "batch_hours", "gpu_wall_hours")  # wall-clock hours
 # The workload columns a row of the plan sums.
 SUMMED = [
     "input_tokens",
@@ -178,8 +179,8 @@ def plan_table(
     table["api_cost_batch_usd"] = tokens_usd * BATCH_SHARE + table["search_usd"]
     for column in [*COUNTS, "gpus_per_job"]:
         table[column] = table[column].astype(int)
-    for column in AMOUNTS:
-        table[column] = table[column].round(2)
+    for column in AMOUNTS:  # hours of time to the second (a small grid's are minutes)
+        table[column] = table[column].round(4 if column in TIME else 2)
     return table[PLAN_COLUMNS]
 
 
