@@ -105,7 +105,8 @@ def test_tables_and_figures_come_back_from_cached_outputs_with_no_key(embedded_r
     (judges / "motivation.png").unlink()
     keyless = {name: value for name, value in run.env.items() if name not in LOOPBACK_KEY}
     assert {rule for rule, _ in run.planned_jobs()} == {
-        *("novbench_table", "novbench_radar", "judges_tables", "judges_motivation", "all")
+        *("novbench_table", "novbench_radar", "judges_tables", "judges_motivation", "all"),
+        "novbench_explorer",  # it reads the table
     }
     run.snakemake("--cores", "2", env=keyless)
     assert pd.read_csv(novbench / "table.csv").equals(table)
@@ -146,6 +147,7 @@ def test_a_new_model_reruns_only_its_jobs_and_the_tables(embedded_run, tmp_path)
     assert {rule for rule, wildcards in jobs if wildcards.get("model") != "gpt-5.1"} == {
         "novbench_table",
         "novbench_radar",
+        "novbench_explorer",
         "all",
     }
     assert {rule for rule, wildcards in jobs if wildcards.get("model") == "gpt-5.1"} == {
@@ -165,7 +167,10 @@ def test_a_scoring_setting_or_the_metrics_code_rerun_scoring_and_what_follows(
 
     scoring_and_after = [
         *[("novbench_score", model) for model in ("gpt-4o", "human", "smollm2-135m")],
-        *[(rule, None) for rule in ("all", "novbench_radar", "novbench_table")],
+        *[
+            (rule, None)
+            for rule in ("all", "novbench_radar", "novbench_table", "novbench_explorer")
+        ],
     ]
     config = embedded_run.config
     config["novbench"]["scoring"]["coverage_threshold"] = 0.6
