@@ -90,22 +90,20 @@ class Site:
         partition takes the job."""
         if not self.partitions:
             return math.inf
-        fitting = [
-            float(p.get("max_runtime", math.inf))
-            for p in self.partitions.values()
-            if takes(p, gpus, gres_type)
-        ]
-        return max(fitting, default=0.0)
+        return max(self._fitting(gpus, gres_type), default=(0.0, ""))[0]
 
     def partition(self, gpus: int, gres_type: str) -> str:
         """The partition whose limit sizes a job of ``gpus`` GPUs of ``gres_type``: the longest
         that takes it (as :meth:`max_runtime`); "" without partitions or where none takes it."""
-        fitting = [
+        return max(self._fitting(gpus, gres_type), default=(0.0, ""))[1]
+
+    def _fitting(self, gpus: int, gres_type: str) -> list[tuple[float, str]]:
+        """(minutes, name) of each partition that takes the job."""
+        return [
             (float(p.get("max_runtime", math.inf)), name)
             for name, p in self.partitions.items()
             if takes(p, gpus, gres_type)
         ]
-        return max(fitting, default=(0.0, ""))[1]
 
     def gpus_held(self, partition: str, gpus: int) -> int:
         """GPUs of ``partition`` the run's jobs hold at once (site ``gpus_at_once``), else one

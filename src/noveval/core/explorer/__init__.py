@@ -171,9 +171,7 @@ def _cell(value, kind: str, codes: dict | None):
         return None if value is None or value != value else codes[str(value)]
     if kind == "number":
         return None if value is None or not math.isfinite(float(value)) else round(float(value), 4)
-    if kind == "flag":
-        return int(bool(value))
-    if kind in ("texts",):
+    if kind in ("flag", "texts"):  # a flag as 0/1; texts: the index of the row's texts file
         return int(value)
     return None if value is None or value != value else str(value)
 
